@@ -160,12 +160,12 @@ class ClusterTemplate(_message.Message):
     public: bool
     registry_enabled: bool
     server_type: str
-    tags: _containers.RepeatedScalarFieldContainer[str]
+    tags: str
     tls_disabled: bool
     user_id: str
     uuid: str
     volume_driver: str
-    def __init__(self, uuid: _Optional[str] = ..., name: _Optional[str] = ..., project_id: _Optional[str] = ..., user_id: _Optional[str] = ..., image_id: _Optional[str] = ..., flavor_id: _Optional[str] = ..., master_flavor_id: _Optional[str] = ..., keypair_id: _Optional[str] = ..., dns_nameserver: _Optional[str] = ..., external_network_id: _Optional[str] = ..., fixed_network: _Optional[str] = ..., fixed_subnet: _Optional[str] = ..., network_driver: _Optional[str] = ..., volume_driver: _Optional[str] = ..., apiserver_port: _Optional[int] = ..., docker_volume_size: _Optional[int] = ..., docker_storage_driver: _Optional[str] = ..., cluster_distro: _Optional[str] = ..., coe: _Optional[str] = ..., http_proxy: _Optional[str] = ..., https_proxy: _Optional[str] = ..., no_proxy: _Optional[str] = ..., registry_enabled: bool = ..., labels: _Optional[_Mapping[str, str]] = ..., tls_disabled: bool = ..., public: bool = ..., server_type: _Optional[str] = ..., insecure_registry: _Optional[str] = ..., master_lb_enabled: bool = ..., floating_ip_enabled: bool = ..., hidden: bool = ..., driver: _Optional[str] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, uuid: _Optional[str] = ..., name: _Optional[str] = ..., project_id: _Optional[str] = ..., user_id: _Optional[str] = ..., image_id: _Optional[str] = ..., flavor_id: _Optional[str] = ..., master_flavor_id: _Optional[str] = ..., keypair_id: _Optional[str] = ..., dns_nameserver: _Optional[str] = ..., external_network_id: _Optional[str] = ..., fixed_network: _Optional[str] = ..., fixed_subnet: _Optional[str] = ..., network_driver: _Optional[str] = ..., volume_driver: _Optional[str] = ..., apiserver_port: _Optional[int] = ..., docker_volume_size: _Optional[int] = ..., docker_storage_driver: _Optional[str] = ..., cluster_distro: _Optional[str] = ..., coe: _Optional[str] = ..., http_proxy: _Optional[str] = ..., https_proxy: _Optional[str] = ..., no_proxy: _Optional[str] = ..., registry_enabled: bool = ..., labels: _Optional[_Mapping[str, str]] = ..., tls_disabled: bool = ..., public: bool = ..., server_type: _Optional[str] = ..., insecure_registry: _Optional[str] = ..., master_lb_enabled: bool = ..., floating_ip_enabled: bool = ..., hidden: bool = ..., driver: _Optional[str] = ..., tags: _Optional[str] = ...) -> None: ...
 
 class KeyPair(_message.Message):
     __slots__ = ["certificate", "private_key"]

@@ -57,8 +57,8 @@ type ClusterTemplate struct {
 	Hidden              bool                   `protobuf:"varint,31,opt,name=hidden,proto3" json:"hidden,omitempty"`
 	// driver is the entry-point name chosen through the image's magnum_driver
 	// property (Magnum >= 18); empty on older releases.
-	Driver        string   `protobuf:"bytes,32,opt,name=driver,proto3" json:"driver,omitempty"`
-	Tags          []string `protobuf:"bytes,33,rep,name=tags,proto3" json:"tags,omitempty"`
+	Driver        string `protobuf:"bytes,32,opt,name=driver,proto3" json:"driver,omitempty"`
+	Tags          string `protobuf:"bytes,33,opt,name=tags,proto3" json:"tags,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -317,11 +317,11 @@ func (x *ClusterTemplate) GetDriver() string {
 	return ""
 }
 
-func (x *ClusterTemplate) GetTags() []string {
+func (x *ClusterTemplate) GetTags() string {
 	if x != nil {
 		return x.Tags
 	}
-	return nil
+	return ""
 }
 
 // Cluster mirrors magnum.objects.Cluster.
@@ -1132,7 +1132,7 @@ const file_magnumcapi_v1_magnum_proto_rawDesc = "" +
 	"\x13floating_ip_enabled\x18\x1e \x01(\bR\x11floatingIpEnabled\x12\x16\n" +
 	"\x06hidden\x18\x1f \x01(\bR\x06hidden\x12\x16\n" +
 	"\x06driver\x18  \x01(\tR\x06driver\x12\x12\n" +
-	"\x04tags\x18! \x03(\tR\x04tags\x1a9\n" +
+	"\x04tags\x18! \x01(\tR\x04tags\x1a9\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x11\n" +
