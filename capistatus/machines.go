@@ -1,0 +1,148 @@
+package capistatus
+
+import (
+	"strings"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// isControlPlaneMachine: CAPI labels control plane machines itself; the
+// chart's component label is the fallback for objects written without it.
+func isControlPlaneMachine(m *clusterv1.Machine) bool {
+	if _, ok := m.Labels[labelCAPIControlPlane]; ok {
+		return true
+	}
+	return m.Labels[labelChartComponent] == "control-plane"
+}
+
+func controlPlaneMachines(snap Snapshot) []clusterv1.Machine {
+	var out []clusterv1.Machine
+	for i := range snap.Machines {
+		if isControlPlaneMachine(&snap.Machines[i]) {
+			out = append(out, snap.Machines[i])
+		}
+	}
+	return out
+}
+
+// workerMachines are a node group's machines: labelled with the chart's node
+// group name, or owned (by CAPI's label) by its MachineDeployment. The second
+// catches machines whose MachineDeployment was renamed by the chart's 63
+// character cut.
+func workerMachines(snap Snapshot, chartName, mdName string) []clusterv1.Machine {
+	var out []clusterv1.Machine
+	for i := range snap.Machines {
+		m := &snap.Machines[i]
+		if isControlPlaneMachine(m) {
+			continue
+		}
+		if (chartName != "" && m.Labels[labelChartNodeGroup] == chartName) || (mdName != "" && m.Labels[labelCAPIDeployment] == mdName) {
+			out = append(out, *m)
+		}
+	}
+	return out
+}
+
+// nodeAddresses returns one address per machine that is not being deleted, in
+// machine name order: its InternalIP, else its ExternalIP. Magnum shows one
+// address per node; the internal one is what every node has (a floating IP is
+// optional).
+func nodeAddresses(machines []clusterv1.Machine) []string {
+	out := []string{}
+	for i := range machines {
+		m := &machines[i]
+		if m.DeletionTimestamp != nil {
+			continue
+		}
+		if a := addressOfType(m, clusterv1.MachineInternalIP); a != "" {
+			out = append(out, a)
+		} else if a := addressOfType(m, clusterv1.MachineExternalIP); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func addressOfType(m *clusterv1.Machine, t clusterv1.MachineAddressType) string {
+	for _, a := range m.Status.Addresses {
+		if a.Type == t && a.Address != "" {
+			return a.Address
+		}
+	}
+	return ""
+}
+
+// machineCounts summarises a group's machines for rollout checks.
+type machineCounts struct {
+	live, deleting, outdated int
+	// notReady is the first live machine that is not Ready, to quote its
+	// condition: the message usually names the step it is stuck at.
+	notReady *clusterv1.Machine
+}
+
+func countMachines(machines []clusterv1.Machine) machineCounts {
+	var c machineCounts
+	for i := range machines {
+		m := &machines[i]
+		if m.DeletionTimestamp != nil {
+			c.deleting++
+			continue
+		}
+		c.live++
+		if findV2(m.Status.Conditions, clusterv1.MachineUpToDateCondition).isFalse() {
+			c.outdated++
+		}
+		if c.notReady == nil && !machineReady(m) {
+			c.notReady = m
+		}
+	}
+	return c
+}
+
+// machineReady reads the v1beta2 Ready condition, falling back to v1beta1 Ready.
+func machineReady(m *clusterv1.Machine) bool {
+	return firstOf(m.Status.Conditions, machineV1(m), clusterv1.MachineReadyCondition, clusterv1.ReadyV1Beta1Condition).isTrue()
+}
+
+// machineProblems are the errors on machines a user can act on: CAPI's
+// (deprecated, still mirrored from CAPO) failureReason/failureMessage, e.g.
+// "Instance state ERROR", and v1beta1 conditions with severity Error, e.g. Nova
+// refusing to boot a server because the quota is exhausted. They do not fail
+// the cluster by themselves: a MachineHealthCheck or the control plane's
+// remediation replaces failed machines, so the timeout decides.
+func machineProblems(machines []clusterv1.Machine) []string {
+	var out []string
+	for i := range machines {
+		m := &machines[i]
+		if m.DeletionTimestamp != nil {
+			continue
+		}
+		if d := m.Status.Deprecated; d != nil && d.V1Beta1 != nil {
+			if f := joinFailure((*string)(d.V1Beta1.FailureReason), d.V1Beta1.FailureMessage); f != "" {
+				out = append(out, "machine "+m.Name+" failed: "+f)
+				continue
+			}
+		}
+		for _, c := range errorConditions(machineV1(m)) {
+			out = append(out, "machine "+m.Name+": "+c.text())
+			break
+		}
+	}
+	return out
+}
+
+// machineNames lists up to three names, then how many more.
+func machineNames(machines []clusterv1.Machine) string {
+	names := make([]string, 0, len(machines))
+	for i := range machines {
+		names = append(names, machines[i].Name)
+	}
+	return listNames(names, 3)
+}
+
+func listNames(names []string, limit int) string {
+	if len(names) <= limit {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:limit], ", ") + ", +" + itoa(len(names)-limit) + " more"
+}

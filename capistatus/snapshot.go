@@ -1,0 +1,295 @@
+package capistatus
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	controlplanev1beta1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta1"
+	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
+	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+)
+
+// Groups and kinds of the objects a snapshot is made of.
+var (
+	gkCluster           = schema.GroupKind{Group: "cluster.x-k8s.io", Kind: "Cluster"}
+	gkMachineDeployment = schema.GroupKind{Group: "cluster.x-k8s.io", Kind: "MachineDeployment"}
+	gkMachine           = schema.GroupKind{Group: "cluster.x-k8s.io", Kind: "Machine"}
+	gkControlPlane      = schema.GroupKind{Group: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane"}
+	gkInfraCluster      = schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackCluster"}
+	gkHelmRelease       = schema.GroupKind{Group: "addons.stackhpc.com", Kind: "HelmRelease"}
+	gkManifests         = schema.GroupKind{Group: "addons.stackhpc.com", Kind: "Manifests"}
+)
+
+// Labels that tie an object to its cluster: CAPI's own, the chart's, and the
+// addon provider's.
+const (
+	labelCAPICluster      = "cluster.x-k8s.io/cluster-name"
+	labelChartCluster     = "capi.stackhpc.com/cluster"
+	labelChartNodeGroup   = "capi.stackhpc.com/node-group"
+	labelChartComponent   = "capi.stackhpc.com/component"
+	labelAddonCluster     = "addons.stackhpc.com/cluster"
+	labelCAPIDeployment   = "cluster.x-k8s.io/deployment-name"
+	labelCAPIControlPlane = "cluster.x-k8s.io/control-plane"
+)
+
+// SnapshotFromObjects picks the objects of cluster stackID out of objs (which
+// may hold other clusters' objects and unrelated kinds, which are ignored) and
+// converts them to typed objects.
+//
+// Objects are matched the way the chart and CAPI name and label them: the
+// Cluster and OpenStackCluster by name, the KubeadmControlPlane by the
+// Cluster's controlPlaneRef (else "<stackID>-control-plane"), MachineDeployments,
+// Machines and addons by spec.clusterName or cluster labels. Once the Cluster is
+// found, only objects in its namespace count.
+//
+// CAPI objects may be v1beta2 (what the management cluster stores) or v1beta1;
+// v1beta1 is converted with CAPI's generated conversions through scheme (the
+// first one given, else a built-in scheme with the CAPI core and kubeadm
+// control plane types). Every invalid object is reported, each error naming
+// the object and the problem; errors answer InvalidArgument.
+func SnapshotFromObjects(stackID string, objs []*unstructured.Unstructured, scheme ...*runtime.Scheme) (Snapshot, error) {
+	if stackID == "" {
+		return Snapshot{}, &InvalidRequestError{Field: "stack ID", Value: "", Expected: "the name of the cluster's Helm release"}
+	}
+	s := conversionScheme()
+	if len(scheme) > 0 && scheme[0] != nil {
+		s = scheme[0]
+	}
+	p := picker{stackID: stackID, scheme: s, seen: map[string]string{}}
+	p.findCluster(objs)
+	for _, o := range objs {
+		p.add(o)
+	}
+	p.sort()
+	return p.snap, errors.Join(p.errs...)
+}
+
+// picker accumulates one cluster's objects and every problem found.
+type picker struct {
+	stackID   string
+	scheme    *runtime.Scheme
+	namespace string // the Cluster's, once found
+	infraName string
+	cpName    string
+	snap      Snapshot
+	errs      []error
+	seen      map[string]string // kind/namespace/name -> resourceVersion
+}
+
+// findCluster locates the Cluster first: its namespace and references decide
+// which other objects belong to it.
+func (p *picker) findCluster(objs []*unstructured.Unstructured) {
+	p.infraName, p.cpName = p.stackID, p.stackID+"-control-plane"
+	for _, o := range objs {
+		if o == nil || o.GroupVersionKind().GroupKind() != gkCluster || o.GetName() != p.stackID || !p.markSeen(o) {
+			continue
+		}
+		var c clusterv1.Cluster
+		if !p.convertCAPI(o, &c, &clusterv1beta1.Cluster{}) {
+			continue
+		}
+		if p.snap.Cluster != nil {
+			p.errs = append(p.errs, p.objErr(o, errAmbiguous))
+			continue
+		}
+		p.snap.Cluster = &c
+		p.namespace = c.Namespace
+		if ref := c.Spec.InfrastructureRef; ref.Kind == gkInfraCluster.Kind && ref.Name != "" {
+			p.infraName = ref.Name
+		}
+		if ref := c.Spec.ControlPlaneRef; ref.Kind == gkControlPlane.Kind && ref.Name != "" {
+			p.cpName = ref.Name
+		}
+	}
+}
+
+// errAmbiguous: the same cluster's object found in two namespaces.
+var errAmbiguous = errors.New("found in more than one namespace; give the objects of one namespace only")
+
+// add converts o if it belongs to the cluster.
+func (p *picker) add(o *unstructured.Unstructured) {
+	if o == nil {
+		return
+	}
+	gk := o.GroupVersionKind().GroupKind()
+	if gk == gkCluster || !p.mine(o, gk) {
+		return
+	}
+	if !p.markSeen(o) {
+		return
+	}
+	switch gk {
+	case gkInfraCluster:
+		if o.GetAPIVersion() != "infrastructure.cluster.x-k8s.io/v1beta1" {
+			p.errs = append(p.errs, p.objErr(o, fmt.Errorf("apiVersion %q is not supported, expected infrastructure.cluster.x-k8s.io/v1beta1 (CAPO >= 0.10)", o.GetAPIVersion())))
+			return
+		}
+		osc, err := OpenStackClusterFromUnstructured(o.Object)
+		if err != nil {
+			p.errs = append(p.errs, p.objErr(o, err))
+			return
+		}
+		if p.snap.InfraCluster != nil {
+			p.errs = append(p.errs, p.objErr(o, errAmbiguous))
+			return
+		}
+		p.snap.InfraCluster = osc
+	case gkControlPlane:
+		var kcp controlplanev1.KubeadmControlPlane
+		if !p.convertCAPI(o, &kcp, &controlplanev1beta1.KubeadmControlPlane{}) || !p.validReplicas(o, replicaFields{
+			{"spec.replicas", kcp.Spec.Replicas}, {"status.replicas", kcp.Status.Replicas},
+			{"status.readyReplicas", kcp.Status.ReadyReplicas}, {"status.availableReplicas", kcp.Status.AvailableReplicas},
+			{"status.upToDateReplicas", kcp.Status.UpToDateReplicas},
+		}) {
+			return
+		}
+		if p.snap.ControlPlane != nil {
+			p.errs = append(p.errs, p.objErr(o, errAmbiguous))
+			return
+		}
+		p.snap.ControlPlane = &kcp
+	case gkMachineDeployment:
+		var md clusterv1.MachineDeployment
+		if p.convertCAPI(o, &md, &clusterv1beta1.MachineDeployment{}) && p.validReplicas(o, replicaFields{
+			{"spec.replicas", md.Spec.Replicas}, {"status.replicas", md.Status.Replicas},
+			{"status.readyReplicas", md.Status.ReadyReplicas}, {"status.availableReplicas", md.Status.AvailableReplicas},
+			{"status.upToDateReplicas", md.Status.UpToDateReplicas},
+		}) {
+			p.snap.MachineDeployments = append(p.snap.MachineDeployments, md)
+		}
+	case gkMachine:
+		var m clusterv1.Machine
+		if p.convertCAPI(o, &m, &clusterv1beta1.Machine{}) {
+			p.snap.Machines = append(p.snap.Machines, m)
+		}
+	case gkHelmRelease, gkManifests:
+		if o.GetAPIVersion() != "addons.stackhpc.com/v1alpha1" {
+			p.errs = append(p.errs, p.objErr(o, fmt.Errorf("apiVersion %q is not supported, expected addons.stackhpc.com/v1alpha1", o.GetAPIVersion())))
+			return
+		}
+		a, err := AddonFromUnstructured(o.Object)
+		if err != nil {
+			p.errs = append(p.errs, p.objErr(o, err))
+			return
+		}
+		p.snap.Addons = append(p.snap.Addons, a)
+	}
+}
+
+// mine reports whether o is one of this cluster's objects.
+func (p *picker) mine(o *unstructured.Unstructured, gk schema.GroupKind) bool {
+	if p.namespace != "" && o.GetNamespace() != p.namespace {
+		return false
+	}
+	labels := o.GetLabels()
+	clusterName, _, _ := unstructured.NestedString(o.Object, "spec", "clusterName")
+	switch gk {
+	case gkInfraCluster:
+		return o.GetName() == p.infraName
+	case gkControlPlane:
+		return o.GetName() == p.cpName
+	case gkMachineDeployment, gkMachine:
+		return clusterName == p.stackID || labels[labelCAPICluster] == p.stackID || labels[labelChartCluster] == p.stackID
+	case gkHelmRelease, gkManifests:
+		return clusterName == p.stackID || labels[labelAddonCluster] == p.stackID || labels[labelChartCluster] == p.stackID
+	}
+	return false
+}
+
+// markSeen records o and reports whether it is new. The same object twice (a
+// list and a single-object file of one dump) is dropped; two different
+// versions of one object make the snapshot ambiguous.
+func (p *picker) markSeen(o *unstructured.Unstructured) bool {
+	key := o.GroupVersionKind().Kind + "/" + o.GetNamespace() + "/" + o.GetName()
+	rv, dup := p.seen[key]
+	if !dup {
+		p.seen[key] = o.GetResourceVersion()
+		return true
+	}
+	if rv != o.GetResourceVersion() || rv == "" {
+		p.errs = append(p.errs, p.objErr(o, fmt.Errorf("appears twice with different content (resourceVersion %q and %q); give one copy", rv, o.GetResourceVersion())))
+	}
+	return false
+}
+
+// convertCAPI converts a CAPI object at v1beta2, or at v1beta1 through the
+// scheme's conversions, into out (v1beta2). old is an empty v1beta1 object of
+// the same kind.
+func (p *picker) convertCAPI(o *unstructured.Unstructured, out, old runtime.Object) bool {
+	var err error
+	switch o.GroupVersionKind().Version {
+	case "v1beta2":
+		err = fromUnstructured(o.Object, out)
+	case "v1beta1":
+		if err = fromUnstructured(o.Object, old); err == nil {
+			err = convertSafely(p.scheme, old, out)
+		}
+	default:
+		err = fmt.Errorf("apiVersion %q is not supported, expected %s/v1beta2 (or v1beta1)", o.GetAPIVersion(), o.GroupVersionKind().Group)
+	}
+	if err != nil {
+		p.errs = append(p.errs, p.objErr(o, err))
+		return false
+	}
+	if meta, ok := out.(interface{ GetName() string }); ok && meta.GetName() == "" {
+		p.errs = append(p.errs, p.objErr(o, errors.New("metadata.name is empty")))
+		return false
+	}
+	return true
+}
+
+// convertSafely runs a scheme conversion; generated conversions index into
+// their input, and a panic there must not take the sidecar down.
+func convertSafely(s *runtime.Scheme, in, out runtime.Object) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot be converted to v1beta2: %v", r)
+		}
+	}()
+	if err := s.Convert(in, out, nil); err != nil {
+		return fmt.Errorf("cannot be converted to v1beta2: %w", err)
+	}
+	return nil
+}
+
+// replicaFields are named replica counts of one object.
+type replicaFields []struct {
+	field string
+	value *int32
+}
+
+// validReplicas rejects negative replica counts, which no controller writes
+// and which would otherwise read as "more ready than desired".
+func (p *picker) validReplicas(o *unstructured.Unstructured, fields replicaFields) bool {
+	ok := true
+	for _, f := range fields {
+		if f.value != nil && *f.value < 0 {
+			p.errs = append(p.errs, p.objErr(o, fmt.Errorf("%s: %d, expected 0 or more", f.field, *f.value)))
+			ok = false
+		}
+	}
+	return ok
+}
+
+func (p *picker) objErr(o *unstructured.Unstructured, err error) error {
+	return &ObjectError{Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), Err: err}
+}
+
+// sort orders lists by name, so results do not depend on input order.
+func (p *picker) sort() {
+	sort.Slice(p.snap.MachineDeployments, func(i, j int) bool {
+		return p.snap.MachineDeployments[i].Name < p.snap.MachineDeployments[j].Name
+	})
+	sort.Slice(p.snap.Machines, func(i, j int) bool { return p.snap.Machines[i].Name < p.snap.Machines[j].Name })
+	sort.Slice(p.snap.Addons, func(i, j int) bool {
+		if p.snap.Addons[i].Kind != p.snap.Addons[j].Kind {
+			return p.snap.Addons[i].Kind < p.snap.Addons[j].Kind
+		}
+		return p.snap.Addons[i].Name < p.snap.Addons[j].Name
+	})
+}
