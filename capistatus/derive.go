@@ -27,6 +27,7 @@ type outcome struct {
 // status. docs/status.md lists every transition.
 func Derive(req Request, snap Snapshot, cfg Config) Result {
 	cfg = cfg.withDefaults()
+	snap = snap.sorted()
 	views, unclaimed := viewNodeGroups(req, snap)
 	var out outcome
 	switch {

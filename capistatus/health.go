@@ -47,6 +47,7 @@ func unknownProbe(text string) probe { return probe{probeUnknown, text} }
 // never initialized (there is no cluster to be healthy yet), UNHEALTHY when any
 // key is unhealthy, UNKNOWN when a key cannot tell, else HEALTHY.
 func DeriveHealth(req Request, snap Snapshot) Health {
+	snap = snap.sorted()
 	reasons := map[string]string{}
 	worst := probeOK
 	set := func(key string, p probe) {

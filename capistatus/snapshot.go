@@ -281,15 +281,23 @@ func (p *picker) objErr(o *unstructured.Unstructured, err error) error {
 }
 
 // sort orders lists by name, so results do not depend on input order.
-func (p *picker) sort() {
-	sort.Slice(p.snap.MachineDeployments, func(i, j int) bool {
-		return p.snap.MachineDeployments[i].Name < p.snap.MachineDeployments[j].Name
-	})
-	sort.Slice(p.snap.Machines, func(i, j int) bool { return p.snap.Machines[i].Name < p.snap.Machines[j].Name })
-	sort.Slice(p.snap.Addons, func(i, j int) bool {
-		if p.snap.Addons[i].Kind != p.snap.Addons[j].Kind {
-			return p.snap.Addons[i].Kind < p.snap.Addons[j].Kind
+func (p *picker) sort() { p.snap = p.snap.sorted() }
+
+// sorted returns the snapshot with its lists in name order (copies; the
+// caller's slices are not reordered). Derive and DeriveHealth sort first so
+// that a watch cache handing out objects in any order gets the same reason
+// every poll, and Magnum is not written to for nothing.
+func (s Snapshot) sorted() Snapshot {
+	s.MachineDeployments = append([]clusterv1.MachineDeployment(nil), s.MachineDeployments...)
+	sort.SliceStable(s.MachineDeployments, func(i, j int) bool { return s.MachineDeployments[i].Name < s.MachineDeployments[j].Name })
+	s.Machines = append([]clusterv1.Machine(nil), s.Machines...)
+	sort.SliceStable(s.Machines, func(i, j int) bool { return s.Machines[i].Name < s.Machines[j].Name })
+	s.Addons = append([]Addon(nil), s.Addons...)
+	sort.SliceStable(s.Addons, func(i, j int) bool {
+		if s.Addons[i].Kind != s.Addons[j].Kind {
+			return s.Addons[i].Kind < s.Addons[j].Kind
 		}
-		return p.snap.Addons[i].Name < p.snap.Addons[j].Name
+		return s.Addons[i].Name < s.Addons[j].Name
 	})
+	return s
 }
