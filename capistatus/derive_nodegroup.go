@@ -58,12 +58,9 @@ func groupFailure(cluster outcome, what string, facets []string) string {
 	return cluster.reason
 }
 
+// facetItems makes a group's facets one item, as in the cluster's reason.
 func facetItems(facets []string) []item {
-	items := make([]item, 0, len(facets))
-	for _, f := range facets {
-		items = append(items, item{rankWorkers, f})
-	}
-	return items
+	return []item{{rankWorkers, strings.Join(facets, ", ")}}
 }
 
 // nodeCount is the replica count CAPI holds the group at (spec.replicas, which
