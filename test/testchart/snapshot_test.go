@@ -228,7 +228,7 @@ func compareObjects(t *testing.T, want, got []*unstructured.Unstructured) {
 			t.Errorf("%s: %v", key, err)
 		}
 		if diff := treeDiff(wantObj, gotObj); diff != "" {
-			t.Errorf("%s differs from the real chart :\n%s", key, diff)
+			t.Errorf("%s differs from the real chart (want = real chart):\n%s", key, diff)
 		}
 	}
 	for key, extra := range gotByKey {

@@ -39,9 +39,9 @@ func walkDiff(path string, want, got any, lines *[]string) {
 			gv, gok := g[k]
 			switch {
 			case !gok:
-				*lines = append(*lines, fmt.Sprintf("%s.%s: missing, real chart has %s", path, k, show(wv)))
+				*lines = append(*lines, fmt.Sprintf("%s.%s: missing, want %s", path, k, show(wv)))
 			case !wok:
-				*lines = append(*lines, fmt.Sprintf("%s.%s: %s, real chart has none", path, k, show(gv)))
+				*lines = append(*lines, fmt.Sprintf("%s.%s: %s, want none", path, k, show(gv)))
 			default:
 				walkDiff(path+"."+k, wv, gv, lines)
 			}
@@ -58,7 +58,7 @@ func walkDiff(path string, want, got any, lines *[]string) {
 		return
 	}
 	if !reflect.DeepEqual(want, got) {
-		*lines = append(*lines, fmt.Sprintf("%s: %s, real chart has %s", path, show(got), show(want)))
+		*lines = append(*lines, fmt.Sprintf("%s: %s, want %s", path, show(got), show(want)))
 	}
 }
 
