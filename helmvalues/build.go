@@ -1,0 +1,118 @@
+package helmvalues
+
+import (
+	"fmt"
+)
+
+// Result is one rendered set of values.
+type Result struct {
+	// Values are the openstack-cluster chart values: maps, []any lists,
+	// strings, ints and bools only.
+	Values map[string]any
+	// ChartVersion is the chart release to install.
+	ChartVersion string
+	// Warnings are things the user should know that do not stop the build:
+	// ignored or deprecated labels, defaults substituted for Magnum values.
+	Warnings []string
+}
+
+// builder carries one Build: its input, the problems and warnings found so
+// far, and the values being assembled.
+type builder struct {
+	in           Input
+	cfg          Config
+	p            problems
+	warnings     []string
+	seenWarnings map[string]bool
+
+	mergedLabels map[string]string
+	labels       *labelSet
+	values       map[string]any
+
+	release    string
+	cni        string // "calico" or "cilium"
+	osDistro   string
+	podCIDR    string
+	svcCIDR    string
+	svcDomain  string
+	nodeCIDR   string
+	hasFixedNw bool
+
+	proxyChecked *proxySettings // validated once, used by every kubeadm config
+}
+
+func (b *builder) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if b.seenWarnings[msg] {
+		return
+	}
+	b.seenWarnings[msg] = true
+	b.warnings = append(b.warnings, msg)
+}
+
+// Build turns Magnum's objects and the resolved OpenStack facts into values
+// for the openstack-cluster chart. Everything is validated first: on any
+// problem it returns no values and an error joining every problem found, each
+// a *FieldError (the user's input) or a *ConfigError (the driver's
+// configuration). The same input always gives the same values.
+func Build(in Input, cfg Config) (Result, error) {
+	b := &builder{in: in, cfg: cfg, values: map[string]any{}, seenWarnings: map[string]bool{}}
+	validateConfig(cfg, &b.p)
+	b.labels = b.resolveLabels()
+	chartVersion := b.chartVersion()
+
+	b.releaseName()
+	b.machineImage()
+	b.sshKey()
+	b.dockerVolumes()
+	b.networkDriver()
+	b.kubeNetwork()
+	b.clusterNetworking()
+	b.apiServer()
+	b.controlPlane()
+	b.nodeGroups()
+	b.etcd()
+	b.auth()
+	b.addons()
+	b.storageClasses()
+	b.registries()
+
+	if err := b.p.err(); err != nil {
+		return Result{Warnings: b.warnings}, err
+	}
+	if path := findTemplateSyntax(b.values, ""); path != "" {
+		return Result{Warnings: b.warnings}, fmt.Errorf("internal error: template delimiters reached values at %s", path)
+	}
+	return Result{Values: b.values, ChartVersion: chartVersion, Warnings: b.warnings}, nil
+}
+
+// chartVersion is the template's capi_helm_chart_version label, else the
+// configured default.
+func (b *builder) chartVersion() string {
+	version := b.labels.str("capi_helm_chart_version")
+	if version == "" {
+		version = b.cfg.DefaultChartVersion
+	}
+	if version == "" {
+		b.p.config("config.default_chart_version", "", "no chart version: set default_chart_version or the template label capi_helm_chart_version")
+		return ""
+	}
+	if v, ok := parseSemver(version); ok && (v.major != 0 || v.minor != 27) {
+		b.warn("chart version %s: these values are written and checked for openstack-cluster %s; other releases may read different keys", version, ChartVersion)
+	}
+	return version
+}
+
+// releaseName checks the stack_id the cluster's objects are named after.
+func (b *builder) releaseName() {
+	id := b.in.Cluster.StackID
+	switch {
+	case id == "":
+		b.p.field("cluster.stack_id", id, "the release name generated at create time (ReleaseName); it must be saved on the cluster before values are built")
+	case len(id) > maxReleaseName || !isDNSLabel(id):
+		b.p.field("cluster.stack_id", id, fmt.Sprintf("a Helm release name: lowercase letters, digits and '-', at most %d characters", maxReleaseName))
+	default:
+		b.release = id
+		put(b.values, id+"-cloud-credentials", "cloudCredentialsSecretName")
+	}
+}

@@ -1,0 +1,129 @@
+package helmvalues
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ChartVersion is the openstack-cluster chart release these values are written
+// for and validated against.
+const ChartVersion = "0.27.0"
+
+// Config is the part of the driver configuration that shapes values. The JSON
+// names are those of the sidecar's configuration file.
+type Config struct {
+	// DefaultChartVersion is used when the template has no
+	// capi_helm_chart_version label.
+	DefaultChartVersion string `json:"default_chart_version,omitempty"`
+	// StrictLabels turns unknown labels from warnings into errors.
+	StrictLabels bool `json:"strict_labels,omitempty"`
+	// KeystoneAuthURL is the public Keystone URL given to k8s-keystone-auth
+	// (keystone_auth_enabled). Never the requester's context.
+	KeystoneAuthURL string `json:"keystone_auth_url,omitempty"`
+	// LabelDefaults are site defaults per label, applied below template and
+	// cluster labels (StackHPC's [capi_helm_cluster_labels]). They are
+	// validated by the same parsers as labels.
+	LabelDefaults map[string]string `json:"label_defaults,omitempty"`
+	// CSICinderDefaultVolumeType names the Cinder volume type that backs the
+	// cluster's default StorageClass; empty means the first one Cinder lists.
+	CSICinderDefaultVolumeType string `json:"csi_cinder_default_volume_type,omitempty"`
+	// RegistryMirrors are site-wide containerd mirrors: registry host → mirror
+	// URLs (each ending in the registry API root, e.g.
+	// https://mirror.example.com/v2/docker.io).
+	RegistryMirrors map[string][]string `json:"registry_mirrors,omitempty"`
+	// MirroredRegistries are the upstream registries the
+	// container_infra_prefix label mirrors. Empty means DefaultMirroredRegistries.
+	MirroredRegistries []string `json:"mirrored_registries,omitempty"`
+	// KeepChartRegistryMirrors leaves the chart's own default mirrors (Azimuth's
+	// quay.io copies) in place when no mirror is configured, instead of
+	// sending registryMirrors: null.
+	KeepChartRegistryMirrors bool `json:"keep_chart_registry_mirrors,omitempty"`
+	// TrustedCAs are PEM certificates, by name, added to every node's trust
+	// store (private registries, proxies).
+	TrustedCAs map[string]string `json:"trusted_cas,omitempty"`
+}
+
+// DefaultMirroredRegistries are the registries the chart itself mirrors.
+var DefaultMirroredRegistries = []string{"docker.io", "ghcr.io", "nvcr.io", "quay.io", "registry.k8s.io"}
+
+// DefaultConfig returns the configuration a fresh deployment starts from.
+func DefaultConfig() Config {
+	return Config{
+		DefaultChartVersion: ChartVersion,
+		MirroredRegistries:  append([]string(nil), DefaultMirroredRegistries...),
+	}
+}
+
+// validateConfig checks every configuration value that can reach the values,
+// so a bad configuration fails loudly instead of rendering a broken chart.
+func validateConfig(cfg Config, p *problems) {
+	if cfg.DefaultChartVersion != "" {
+		if _, ok := parseSemver(cfg.DefaultChartVersion); !ok {
+			p.config("config.default_chart_version", cfg.DefaultChartVersion, "expected a semantic version such as "+ChartVersion)
+		}
+	}
+	if cfg.KeystoneAuthURL != "" {
+		if msg := checkURL(cfg.KeystoneAuthURL, []string{"https", "http"}); msg != "" {
+			p.config("config.keystone_auth_url", cfg.KeystoneAuthURL, "expected "+msg)
+		}
+	}
+	if cfg.CSICinderDefaultVolumeType != "" {
+		if msg := checkChartScalar(cfg.CSICinderDefaultVolumeType); msg != "" {
+			p.config("config.csi_cinder_default_volume_type", cfg.CSICinderDefaultVolumeType, "expected "+msg)
+		}
+	}
+	for _, name := range sortedKeys(cfg.LabelDefaults) {
+		spec, ok := labelRegistry[name]
+		switch {
+		case !ok:
+			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "not a label this driver reads")
+		case spec.Scope == scopeTemplate:
+			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "this label is read from the cluster template only; set default_chart_version instead")
+		default:
+			if _, expected := spec.Type.parse(cfg.LabelDefaults[name]); expected != "" {
+				p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "expected "+expected)
+			}
+		}
+	}
+	for _, registry := range sortedKeys(cfg.RegistryMirrors) {
+		if msg := checkRegistryHost(registry); msg != "" {
+			p.config("config.registry_mirrors", registry, "expected a registry host: "+msg)
+		}
+		for _, mirror := range cfg.RegistryMirrors[registry] {
+			if msg := checkURL(mirror, []string{"https", "http"}); msg != "" {
+				p.config("config.registry_mirrors."+registry, mirror, "expected "+msg)
+			}
+		}
+	}
+	for _, registry := range cfg.MirroredRegistries {
+		if msg := checkRegistryHost(registry); msg != "" {
+			p.config("config.mirrored_registries", registry, "expected a registry host: "+msg)
+		}
+	}
+	for _, name := range sortedKeys(cfg.TrustedCAs) {
+		if !isDNSLabel(name) {
+			p.config("config.trusted_cas", name, "expected a lowercase name of letters, digits and '-' (it becomes a file name)")
+		}
+		pem := cfg.TrustedCAs[name]
+		if !strings.Contains(pem, "-----BEGIN CERTIFICATE-----") || hasTemplateDelimiters(pem) || hasControl(strings.NewReplacer("\n", "", "\r", "").Replace(pem)) {
+			p.config("config.trusted_cas."+name, fmt.Sprintf("%d bytes", len(pem)), "expected PEM-encoded certificates")
+		}
+	}
+}
+
+func (cfg Config) mirroredRegistries() []string {
+	if len(cfg.MirroredRegistries) == 0 {
+		return chartMirroredRegistries
+	}
+	return cfg.MirroredRegistries
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,136 @@
+package helmvalues
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// fieldDoc documents how one Magnum field or OpenStack fact is mapped.
+type fieldDoc struct {
+	Field, Keys, Notes string
+}
+
+// fieldDocs is the mapping of everything that is not a label, for
+// docs/labels.md.
+var fieldDocs = []fieldDoc{
+	{"cluster.stack_id", "release name, `cloudCredentialsSecretName` (`<stack_id>-cloud-credentials`)", "Required; generated once at create (ReleaseName), StackHPC-compatible."},
+	{"image.id (the template's image_id, resolved)", "`machineImageId`", "Required."},
+	{"image property kube_version", "`kubernetesVersion`", "Required; a leading `v` is dropped. The `kube_tag` label is not used."},
+	{"image property os_distro", "`osDistro`", "Required, lowercased; `flatcar` switches the chart to Ignition."},
+	{"cluster.keypair, else cluster_template.keypair_id", "`machineSSHKeyName`", "Plain name (see below)."},
+	{"cluster_template.network_driver", "`addons.cni.type`", "`calico` or `cilium`; `flannel` (Magnum's default) or empty give the chart default, Calico, with a warning; anything else is an error."},
+	{"cluster_template.external_network_id (resolved)", "`clusterNetworking.externalNetworkId`", "The driver resolves a name; an unresolved value must be a UUID."},
+	{"cluster.fixed_network, else cluster_template.fixed_network (resolved)", "`clusterNetworking.internalNetwork.networkFilter.id`", "As above."},
+	{"cluster.fixed_subnet, else cluster_template.fixed_subnet (resolved)", "`clusterNetworking.internalNetwork.subnetFilter.id`", "As above."},
+	{"cluster_template.dns_nameserver", "`clusterNetworking.internalNetwork.dnsNameservers`", "Comma-separated IP addresses; only used for a network the cluster creates."},
+	{"cluster_template.apiserver_port", "`apiServer.port`", "1–65535; not sent when unset (chart default 6443)."},
+	{"cluster_template.http_proxy, https_proxy, no_proxy", "`controlPlane.kubeadmConfigSpec`, `nodeGroupDefaults.kubeadmConfigSpec` (`files`, `preKubeadmCommands`)", "A containerd systemd drop-in so images are pulled through the proxy. NO_PROXY always adds localhost, `.svc`, the cluster domain and the pod, service and node networks."},
+	{"master node group: node_count (else cluster.master_count)", "`controlPlane.machineCount`", "1–99; an even count gives a warning."},
+	{"master node group: flavor_id, else cluster.master_flavor_id, else cluster_template.master_flavor_id", "`controlPlane.machineFlavor`", "Plain name."},
+	{"master node group: node_labels, node_taints", "`controlPlane.nodeLabels`, `controlPlane.kubeadmConfigSpec.{init,join}Configuration.nodeRegistration.taints`", "With taints, kubeadm's own control-plane NoSchedule taint is kept."},
+	{"worker node groups (role other than master)", "`nodeGroups[]`", "Always sent, even empty (the chart's default list has a node group of its own). Sorted by chart name. Node groups in DELETE_IN_PROGRESS or DELETE_COMPLETE are left out."},
+	{"node group name", "`nodeGroups[].name`", "StackHPC's sanitized name when valid for the chart and `<release>-<name>` fits in 63 characters, else a shortened name with a hash suffix (a warning says so). Two node groups with the same chart name are an error."},
+	{"node group flavor_id, else cluster.flavor_id, else cluster_template.flavor_id", "`nodeGroups[].machineFlavor`", "Plain name."},
+	{"node group node_count", "`nodeGroups[].machineCount`", "0–1000."},
+	{"node group min_node_count, max_node_count", "`nodeGroups[].autoscale`, `machineCountMin`, `machineCountMax`", "With auto_scaling_enabled; see Autoscaling."},
+	{"node group node_labels", "`nodeGroups[].nodeLabels`", "Kubernetes label syntax; labels kubelet may not set on itself (kubernetes.io and k8s.io namespaces other than node.kubernetes.io, kubelet.kubernetes.io and the well-known keys) and `capi.stackhpc.com/` labels are refused."},
+	{"node group node_taints", "`nodeGroups[].kubeadmConfigSpec.joinConfiguration.nodeRegistration.taints`", "Effect NoSchedule, PreferNoSchedule or NoExecute."},
+	{"Cinder volume types of the project", "`addons.openstack.csiCinder.defaultStorageClass`, `additionalStorageClasses`", "One StorageClass per type, named by the sanitized type name; the default is the driver's `csi_cinder_default_volume_type`, else the first type listed. Types whose names are not plain names are skipped with a warning."},
+	{"cluster.project_id", "`addons.openstack.k8sKeystoneAuth.values.projectId`", "With keystone_auth_enabled."},
+	{"driver config keystone_auth_url", "`addons.openstack.k8sKeystoneAuth.values.openstackAuthUrl`", "Required with keystone_auth_enabled."},
+	{"driver config registry_mirrors, keep_chart_registry_mirrors", "`registryMirrors`", "See Registry mirrors."},
+	{"driver config trusted_cas", "`trustedCAs`", "PEM certificates added to every node's trust store."},
+}
+
+// notMapped lists Magnum fields deliberately not mapped.
+var notMapped = []fieldDoc{
+	{"cluster_template.master_lb_enabled, cluster.master_lb_enabled", "", "The API server always has a load balancer (`apiServer.enableLoadBalancer: true`): without one the control plane cannot be resized or upgraded."},
+	{"cluster_template.floating_ip_enabled, cluster.floating_ip_enabled", "", "Not used for the API server's floating IP (use master_lb_floating_ip_enabled), as in the StackHPC driver; a warning says so when it is false. Nodes never get floating IPs."},
+	{"docker_volume_size, docker_storage_driver, volume_driver", "", "containerd uses the root disk; see boot_volume_size."},
+	{"node group image_id", "", "Every machine uses the template's image, whose kube_version is the cluster's version."},
+	{"insecure_registry, registry_enabled, tls_disabled", "", "Not supported with Cluster API."},
+	{"cluster.create_timeout", "", "Not a chart value; the sidecar enforces it."},
+}
+
+// LabelsMarkdown renders docs/labels.md from the label registry.
+func LabelsMarkdown() []byte {
+	var w bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&w, format, args...) }
+	p("# Labels and fields\n\n")
+	p("<!-- Generated from helmvalues/labels.go and helmvalues/docs.go by `go generate ./helmvalues`; do not edit. -->\n\n")
+	p("How the Cluster API driver turns a Magnum cluster into values of the openstack-cluster chart %s.\n\n", ChartVersion)
+	p("## How labels are read\n\n")
+	p("- **Precedence:** the driver's site default (`label_defaults`) < cluster template label < cluster label. ")
+	p("Magnum copies the template's labels into the cluster's at create time, so on an upgrade the cluster's own copies still win.\n")
+	p("- **Node group labels** override the labels marked *node group* for that node group only. Magnum copies the cluster's labels into its default node groups; a node group value equal to the cluster's is no override. Other labels on node groups are not read.\n")
+	p("- **Empty values** mean \"not given here\" and fall through to the next level.\n")
+	p("- **Every label has a type.** A value that does not parse is an error naming the label, the value and what is expected; it is never silently replaced by a default. All problems of one request are reported together.\n")
+	p("- **Values are data.** No label value may contain `{{`, `{%%` or `{#` or control characters: the chart runs Helm's `tpl` on some values and the addon provider renders addon values as Jinja2.\n")
+	p("- **Plain names.** Values the chart writes unquoted into its templates (flavors, keypairs, availability zones, volume types, ids) must read back from YAML as the same string: no quotes, braces, brackets, `,` `#` `%%` `&` `*` `!` `|` `>` `\\`, no surrounding spaces, and nothing YAML reads as a number, boolean or null (a flavor id `2` or an availability zone `yes` is refused).\n")
+	p("- **Unknown labels** give a warning and are ignored; with the driver option `strict_labels` they are errors. Well-known labels of other Magnum drivers that have no effect here are listed below and always only warn.\n\n")
+
+	group := ""
+	for _, spec := range labelSpecs {
+		if spec.Group != group {
+			group = spec.Group
+			p("## %s\n\n", group)
+		}
+		p("### `%s`\n\n", spec.Name)
+		p("%s\n\n", spec.Doc)
+		p("- Type: %s\n", spec.Type.Doc)
+		switch {
+		case spec.DefaultDoc != "":
+			p("- Default: %s\n", spec.DefaultDoc)
+		case spec.Default != "":
+			p("- Default: `%s`\n", spec.Default)
+		default:
+			p("- Default: unset\n")
+		}
+		p("- Read from: %s\n", spec.Scope)
+		keys := make([]string, len(spec.Keys))
+		for i, k := range spec.Keys {
+			keys[i] = "`" + k + "`"
+		}
+		p("- Chart values: %s\n", strings.Join(keys, ", "))
+		if len(spec.Aliases) > 0 {
+			p("- Deprecated names: %s\n", backquoteAll(spec.Aliases))
+		}
+		p("- Examples: %s; refused: %s\n\n", backquoteAll(spec.Valid), backquoteAll(spec.Invalid))
+	}
+
+	p("## Autoscaling\n\n")
+	p("With `auto_scaling_enabled`, each worker node group is autoscaled between its minimum and maximum; the default worker group takes them from the labels `min_node_count` and `max_node_count` when set, other groups from their own `min_node_count` and `max_node_count`. ")
+	p("Magnum's `min_node_count` is non-nullable with default 0, so 0 almost always means \"not given\", and chart %s cannot scale from zero (its cluster-autoscaler Role cannot read the OpenStackMachineTemplates whose capacity scale-from-zero needs). ", ChartVersion)
+	p("A node group minimum of 0 therefore becomes 1, with a warning; a `min_node_count` label of 0 is an error. An unset maximum is the node group's `node_count`. A group whose minimum equals its maximum is not autoscaled.\n\n")
+
+	p("## Registry mirrors\n\n")
+	p("The chart's default mirrors are Azimuth's copies of docker.io, ghcr.io, nvcr.io, quay.io and registry.k8s.io on quay.io. The driver removes them (`registryMirrors: null`) unless mirrors are configured (`registry_mirrors`, or the label `container_infra_prefix`) or the option `keep_chart_registry_mirrors` is set; ")
+	p("chart registries without a mirror of ours are removed one by one. Adopted StackHPC clusters used the chart's mirrors, so their nodes roll once when the driver first upgrades them, unless the operator keeps the chart's mirrors.\n\n")
+
+	p("## Magnum fields and OpenStack facts\n\n")
+	p("| Source | Chart values | Notes |\n|---|---|---|\n")
+	for _, f := range fieldDocs {
+		p("| %s | %s | %s |\n", f.Field, f.Keys, f.Notes)
+	}
+	p("\nNot mapped:\n\n| Source | Why |\n|---|---|\n")
+	for _, f := range notMapped {
+		p("| %s | %s |\n", f.Field, f.Notes)
+	}
+
+	p("\n## Labels with no effect\n\n")
+	p("These labels of Magnum's Heat driver, the StackHPC driver or the VEXXHOST driver are recognised and ignored with a warning.\n\n")
+	p("| Label | Why |\n|---|---|\n")
+	for _, name := range sortedIgnoredLabels() {
+		p("| `%s` | %s |\n", name, ignoredLabels[name])
+	}
+	return w.Bytes()
+}
+
+func backquoteAll(items []string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = "`" + strings.ReplaceAll(s, "|", "\\|") + "`"
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,121 @@
+package helmvalues
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestSanitizedName(t *testing.T) {
+	for in, want := range map[string]string{
+		"default-worker": "default-worker",
+		"GPU Workers":    "gpu-workers",
+		"a_b":            "a-b",
+		"--a__b--":       "a-b",
+		"___":            "",
+		"":               "",
+		"Ünïcode pool 1": "n-code-pool-1",
+		"1st":            "1st",
+	} {
+		if got := sanitizedName(in); got != want {
+			t.Errorf("sanitizedName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestReleaseName(t *testing.T) {
+	random := func() *bytes.Reader { return bytes.NewReader([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8}) }
+	tests := []struct{ cluster, want string }{
+		{"demo", "demo-aaaqeayeaudaocaj"[:len("demo-")+releaseIDLen]},
+		{"My_Cluster.prod", "my-cluster-prod-aaaqeayeaudaocaj"[:len("my-cluster-prod-")+releaseIDLen]},
+		// Cut to 30 characters; the trailing "-" the cut leaves is dropped.
+		{"kubernetes-cluster-with-a-long-name", "kubernetes-cluster-with-a-long-aaaqeayeaudaocaj"[:len("kubernetes-cluster-with-a-long-")+releaseIDLen]},
+		{"abcdefghijklmnopqrstuvwxyz012-x", "abcdefghijklmnopqrstuvwxyz012-aaaqeayeaudaocaj"[:len("abcdefghijklmnopqrstuvwxyz012-")+releaseIDLen]},
+		{"___", "cluster-aaaqeayeaudaocaj"[:len("cluster-")+releaseIDLen]},
+	}
+	for _, tt := range tests {
+		got, err := ReleaseName(tt.cluster, random())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tt.want {
+			t.Errorf("ReleaseName(%q) = %q, want %q", tt.cluster, got, tt.want)
+		}
+		if len(got) > 43 || !isDNSLabel(got) {
+			t.Errorf("ReleaseName(%q) = %q is not a short DNS label", tt.cluster, got)
+		}
+	}
+	if _, err := ReleaseName("demo", iotest.ErrReader(errors.New("no entropy"))); err == nil {
+		t.Error("a failing reader gave a name")
+	}
+	a, _ := ReleaseName("demo", bytes.NewReader([]byte("12345678")))
+	b, _ := ReleaseName("demo", bytes.NewReader([]byte("87654321")))
+	if a == b {
+		t.Errorf("different random input gave the same name %q", a)
+	}
+}
+
+func TestNamespace(t *testing.T) {
+	for _, tt := range []struct{ prefix, project, want string }{
+		{"magnum", "9e4a5c1f2b3d4e5f6a7b8c9d0e1f2a3b", "magnum-9e4a5c1f2b3d4e5f6a7b8c9d0e1f2a3b"},
+		{"magnum", "2C8F0F5A-8D8E-4C5B-B9F3-1E2D3C4B5A69", "magnum-2c8f0f5a8d8e4c5bb9f31e2d3c4b5a69"},
+		{"region-one", "a_b.c", "region-one-abc"},
+	} {
+		if got := Namespace(tt.prefix, tt.project); got != tt.want {
+			t.Errorf("Namespace(%q, %q) = %q, want %q", tt.prefix, tt.project, got, tt.want)
+		}
+	}
+}
+
+func TestNodeGroupName(t *testing.T) {
+	release43 := "kubernetes-cluster-with-a-long-5jc1mbt6pjhx"
+	tests := []struct {
+		release, name, want string
+	}{
+		{"demo-abcdefghijkl", "default-worker", "default-worker"},
+		{"demo-abcdefghijkl", "GPU Workers", "gpu-workers"},
+		// Exactly 63 with a 43-character release: kept (StackHPC name).
+		{release43, "nineteen-characters", "nineteen-characters"},
+		// One more: shortened with a hash.
+		{release43, "twenty-characters-ng", "twenty-cha-" + hash8("twenty-characters-ng")},
+		{"demo-abcdefghijkl", "1st", "ng-1st-" + hash8("1st")},
+		{"demo-abcdefghijkl", "ab", "ab-" + hash8("ab")},
+		{"demo-abcdefghijkl", "___", "ng-" + hash8("___")},
+		{"demo-abcdefghijkl", "", "ng-" + hash8("")},
+		{"demo-abcdefghijkl", "control-plane", "control-plane-" + hash8("control-plane")},
+		{strings.Repeat("r", 53), "workers", "workers"},
+		{strings.Repeat("r", 53), "workers-pool", "n" + hash8("workers-pool")},
+	}
+	for _, tt := range tests {
+		got := NodeGroupName(tt.release, tt.name)
+		if got != tt.want {
+			t.Errorf("NodeGroupName(%q, %q) = %q, want %q", tt.release, tt.name, got, tt.want)
+		}
+		checkNodeGroupName(t, tt.release, tt.name, got)
+	}
+}
+
+func hash8(name string) string {
+	sum := fmt.Sprintf("%x", sha256sum(name))
+	return sum[:8]
+}
+
+// checkNodeGroupName asserts the chart's rules for a node group name.
+func checkNodeGroupName(t testing.TB, release, name, got string) {
+	t.Helper()
+	if !chartNodeGroupName.MatchString(got) {
+		t.Errorf("NodeGroupName(%q, %q) = %q breaks the chart's regex", release, name, got)
+	}
+	if len(release) <= maxReleaseName && len(release)+1+len(got) > maxObjectName {
+		t.Errorf("NodeGroupName(%q, %q) = %q: %q is longer than 63", release, name, got, release+"-"+got)
+	}
+	if got != NodeGroupName(release, name) {
+		t.Errorf("NodeGroupName(%q, %q) is not deterministic", release, name)
+	}
+}
+
+func sha256sum(s string) [32]byte { return sha256.Sum256([]byte(s)) }
