@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -228,6 +229,7 @@ func (p *picker) convertCAPI(o *unstructured.Unstructured, out, old runtime.Obje
 	case "v1beta1":
 		if err = fromUnstructured(o.Object, old); err == nil {
 			err = convertSafely(p.scheme, old, out)
+			copyClusterRefs(old, out)
 		}
 	default:
 		err = fmt.Errorf("apiVersion %q is not supported, expected %s/v1beta2 (or v1beta1)", o.GetAPIVersion(), o.GroupVersionKind().Group)
@@ -241,6 +243,30 @@ func (p *picker) convertCAPI(o *unstructured.Unstructured, out, old runtime.Obje
 		return false
 	}
 	return true
+}
+
+// copyClusterRefs carries a v1beta1 Cluster's object references over: the
+// generated conversions leave them to CAPI's hub converter, which lives with
+// controller-runtime and so cannot be used here. Status derivation needs the
+// names (and the group, to know the kind).
+func copyClusterRefs(old, out runtime.Object) {
+	in, ok1 := old.(*clusterv1beta1.Cluster)
+	c, ok2 := out.(*clusterv1.Cluster)
+	if !ok1 || !ok2 {
+		return
+	}
+	conv := func(r *corev1.ObjectReference) clusterv1.ContractVersionedObjectReference {
+		if r == nil {
+			return clusterv1.ContractVersionedObjectReference{}
+		}
+		return clusterv1.ContractVersionedObjectReference{APIGroup: r.GroupVersionKind().Group, Kind: r.Kind, Name: r.Name}
+	}
+	if c.Spec.ControlPlaneRef.Name == "" {
+		c.Spec.ControlPlaneRef = conv(in.Spec.ControlPlaneRef)
+	}
+	if c.Spec.InfrastructureRef.Name == "" {
+		c.Spec.InfrastructureRef = conv(in.Spec.InfrastructureRef)
+	}
 }
 
 // convertSafely runs a scheme conversion; generated conversions index into
