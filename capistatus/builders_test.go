@@ -24,9 +24,9 @@ var (
 	started = t0.Add(-20 * time.Minute) // the operation began 20 minutes before "now"
 )
 
-func i32(v int32) *int32 { return &v }
+func i32(v int32) *int32   { return &v }
 func str(s string) *string { return &s }
-func boolp(b bool) *bool  { return &b }
+func boolp(b bool) *bool   { return &b }
 
 func cond2(t string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg, LastTransitionTime: metav1.NewTime(t0)}

@@ -8,7 +8,7 @@ import (
 
 // cond is one condition read from either condition set.
 type cond struct {
-	found                            bool
+	found                             bool
 	status, reason, message, severity string
 }
 

@@ -12,15 +12,15 @@ import (
 // deriveCase is one row of docs/status.md about the cluster's status.
 type deriveCase struct {
 	row, name string
-	status    string             // Magnum's cluster (and node group) status
-	req       func(*Request)     // changes to the request
-	snap      func(*Snapshot)    // changes to the converged snapshot
-	cfg       Config             // zero: defaults
-	want      string             // expected cluster status
-	reason    string             // expected status_reason, exactly (when wantExact)
-	wantExact bool               // compare reason exactly
-	has       []string           // substrings the reason must contain, in this order
-	hasNot    []string           // substrings it must not contain
+	status    string          // Magnum's cluster (and node group) status
+	req       func(*Request)  // changes to the request
+	snap      func(*Snapshot) // changes to the converged snapshot
+	cfg       Config          // zero: defaults
+	want      string          // expected cluster status
+	reason    string          // expected status_reason, exactly (when wantExact)
+	wantExact bool            // compare reason exactly
+	has       []string        // substrings the reason must contain, in this order
+	hasNot    []string        // substrings it must not contain
 	check     func(*testing.T, Result)
 }
 
@@ -372,7 +372,10 @@ var timeoutCases = []deriveCase{
 			}
 		}},
 	{row: "T-01", name: "just before create_timeout", status: CreateInProgress, want: CreateInProgress,
-		req:  func(r *Request) { r.CreateTimeout = 45 * time.Minute; r.OperationStarted = t0.Add(-45*time.Minute + time.Second) },
+		req: func(r *Request) {
+			r.CreateTimeout = 45 * time.Minute
+			r.OperationStarted = t0.Add(-45*time.Minute + time.Second)
+		},
 		snap: func(s *Snapshot) { s.ControlPlane.Status.ReadyReplicas = i32(2) }},
 	{row: "T-02", name: "default create timeout reached", status: CreateInProgress, want: CreateFailed,
 		req:  func(r *Request) { r.OperationStarted = t0.Add(-60 * time.Minute) },
@@ -389,8 +392,10 @@ var timeoutCases = []deriveCase{
 		snap: func(s *Snapshot) { s.ControlPlane.Status.Version = "v1.32.5" },
 		has:  []string{"timed out after 1m30s waiting for"}},
 	{row: "T-04", name: "delete timeout", status: DeleteInProgress, want: DeleteFailed,
-		req:  func(r *Request) { r.OperationStarted = t0.Add(-31 * time.Minute) },
-		snap: func(s *Snapshot) { *s = Snapshot{InfraCluster: deleting(infraCluster(), "openstackcluster.infrastructure.cluster.x-k8s.io")} },
+		req: func(r *Request) { r.OperationStarted = t0.Add(-31 * time.Minute) },
+		snap: func(s *Snapshot) {
+			*s = Snapshot{InfraCluster: deleting(infraCluster(), "openstackcluster.infrastructure.cluster.x-k8s.io")}
+		},
 		wantExact: true,
 		reason:    "timed out after 30 minutes waiting for deletion of: OpenStackCluster " + stack + " (finalizers: openstackcluster.infrastructure.cluster.x-k8s.io)"},
 	{row: "T-05", name: "no start time", status: CreateInProgress, want: CreateInProgress,

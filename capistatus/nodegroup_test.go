@@ -89,8 +89,11 @@ func withGroup(ngs string, isDefault bool, n int) (func(*Request), func(*Snapsho
 		}
 }
 
-func gpuReq(ngs string, isDefault bool) func(*Request) { r, _ := withGroup(ngs, isDefault, 0); return r }
-func gpuSnap(n int) func(*Snapshot)                  { _, s := withGroup("", false, n); return s }
+func gpuReq(ngs string, isDefault bool) func(*Request) {
+	r, _ := withGroup(ngs, isDefault, 0)
+	return r
+}
+func gpuSnap(n int) func(*Snapshot) { _, s := withGroup("", false, n); return s }
 
 var nodeGroupCases = []nodeGroupCase{
 	{row: "N-01", name: "new group rolled out", status: UpdateInProgress, ng: "gpu",
@@ -173,7 +176,10 @@ var nodeGroupCases = []nodeGroupCase{
 			NodeCount: 4, NodeAddresses: workerAddrs},
 		snap: func(s *Snapshot) { s.MachineDeployments[0].Spec.Replicas = i32(4) }},
 	{row: "N-12", name: "Magnum's count until the spec is observed", status: UpdateComplete, ng: "default-worker",
-		snap: func(s *Snapshot) { s.MachineDeployments[0].Spec.Replicas = i32(7); s.MachineDeployments[0].Generation = 3 },
+		snap: func(s *Snapshot) {
+			s.MachineDeployments[0].Spec.Replicas = i32(7)
+			s.MachineDeployments[0].Generation = 3
+		},
 		want: NodeGroupResult{Status: UpdateComplete, NodeCount: 2, NodeAddresses: workerAddrs}},
 	{row: "N-12", name: "Magnum's count when failed", status: UpdateFailed, ng: "default-worker",
 		req:  setNG("default-worker", func(n *NodeGroup) { n.NodeCount = 6 }),

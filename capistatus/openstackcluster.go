@@ -27,7 +27,7 @@ type OpenStackClusterSpec struct {
 type OpenStackClusterStatus struct {
 	// Ready is CAPO's (deprecated) readiness flag; Initialization.Provisioned is
 	// its v1beta2-contract successor. Either means ready.
-	Ready          bool                          `json:"ready,omitempty"`
+	Ready          bool                            `json:"ready,omitempty"`
 	Initialization *OpenStackClusterInitialization `json:"initialization,omitempty"`
 	// FailureReason and FailureMessage are set by CAPO on terminal errors, e.g.
 	// Octavia or Neutron quota exceeded while creating the API load balancer.
