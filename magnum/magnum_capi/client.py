@@ -1,0 +1,149 @@
+"""The gRPC channel to the sidecar, and calls that are safe under eventlet.
+
+Magnum 15-22 run under eventlet. grpcio blocks in C and does not cooperate
+with eventlet's hub, so a call made on a green thread would freeze every
+other green thread in the process (RPC handlers, periodic jobs). Calls
+therefore run in eventlet's pool of native threads when eventlet has patched
+the process, and directly otherwise (Magnum master uses real threads).
+
+One channel serves the whole process. It is created lazily, on first use and
+again after a fork, because Magnum builds a new driver object for every call
+(also in magnum-api) and a channel inherited across fork() is unusable.
+"""
+
+import os
+import threading
+import time
+
+import grpc
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from magnum_capi import errors
+from magnumcapi.v1 import driver_pb2_grpc
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+
+# Written only under _lock; read without it on the fast path.
+_channel_state = {"pid": None, "address": None, "channel": None, "stub": None}
+_lock = threading.Lock()
+
+
+def _eventlet_patched():
+    try:
+        from eventlet import patcher
+    except ImportError:
+        return False
+    return patcher.is_monkey_patched("thread") or patcher.is_monkey_patched(
+        "socket"
+    )
+
+
+def _in_native_thread(fn):
+    """Run fn where a blocking C call cannot stall eventlet's hub."""
+    if _eventlet_patched():
+        from eventlet import tpool
+
+        return tpool.execute(fn)
+    return fn()
+
+
+def _credentials():
+    conf = CONF.magnum_capi
+
+    def read(path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    return grpc.ssl_channel_credentials(
+        root_certificates=read(conf.tls_ca_file) if conf.tls_ca_file else None,
+        private_key=read(conf.tls_key_file) if conf.tls_key_file else None,
+        certificate_chain=read(conf.tls_cert_file)
+        if conf.tls_cert_file
+        else None,
+    )
+
+
+def _new_channel(address):
+    options = [
+        # The sidecar answers quickly or not at all; fail calls fast while it
+        # restarts instead of queueing them behind reconnect backoff.
+        ("grpc.initial_reconnect_backoff_ms", 200),
+        ("grpc.max_reconnect_backoff_ms", 2000),
+        ("grpc.enable_retries", 0),
+        ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+    ]
+    if address.startswith("unix:"):
+        return grpc.insecure_channel(address, options=options)
+    return grpc.secure_channel(address, _credentials(), options=options)
+
+
+def _stub():
+    address = CONF.magnum_capi.sidecar_address
+    pid = os.getpid()
+    state = _channel_state
+    if state["pid"] == pid and state["address"] == address:
+        return state["stub"]
+    with _lock:
+        if state["pid"] != pid or state["address"] != address:
+            # A channel inherited from a parent process is abandoned, not
+            # closed: closing it would touch the parent's C-core state.
+            if state["pid"] == pid and state["channel"] is not None:
+                state["channel"].close()
+            channel = _new_channel(address)
+            state.update(
+                pid=pid,
+                address=address,
+                channel=channel,
+                stub=driver_pb2_grpc.DriverServiceStub(channel),
+            )
+        return state["stub"]
+
+
+def reset():
+    """Forget the channel (tests change the sidecar address)."""
+    with _lock:
+        if _channel_state["channel"] is not None and _channel_state[
+            "pid"
+        ] == os.getpid():
+            _channel_state["channel"].close()
+        _channel_state.update(pid=None, address=None, channel=None, stub=None)
+
+
+def call(method, request, timeout, metadata=()):
+    """Call one DriverService method; return its response.
+
+    Unavailable sidecars are retried with backoff, then reported with the
+    address Magnum was configured with. Every gRPC error becomes the Magnum
+    exception the conductor and API know how to show (see errors.py).
+    """
+    conf = CONF.magnum_capi
+    attempts = conf.unavailable_retries + 1
+    backoff = conf.retry_backoff
+    for attempt in range(1, attempts + 1):
+        try:
+            return _in_native_thread(
+                lambda: getattr(_stub(), method)(
+                    request, timeout=timeout, metadata=list(metadata)
+                )
+            )
+        except grpc.RpcError as e:
+            code = e.code() if hasattr(e, "code") else None
+            if code == grpc.StatusCode.UNAVAILABLE and attempt < attempts:
+                LOG.warning(
+                    "magnum-capi sidecar at %s unavailable (%s); retrying "
+                    "%s in %.1fs (attempt %d of %d)",
+                    conf.sidecar_address,
+                    e.details(),
+                    method,
+                    backoff,
+                    attempt,
+                    attempts,
+                )
+                time.sleep(backoff)
+                backoff *= 2
+                continue
+            raise errors.from_rpc_error(
+                e, method, conf.sidecar_address, timeout
+            )

@@ -1,0 +1,49 @@
+"""The one place gRPC status codes become Magnum exceptions.
+
+The sidecar reports bad input as INVALID_ARGUMENT with a message that names
+the field or label, the value and what was expected; Magnum shows it to the
+user as InvalidParameterValue (HTTP 400). FAILED_PRECONDITION means the
+request cannot apply to the cluster as it is and nothing was changed: Magnum's
+NotSupported, which the conductor treats as "leave the cluster's state alone"
+for upgrades.
+"""
+
+import grpc
+from magnum.common import exception
+
+
+def _literal(message):
+    # MagnumException %-formats its message with its kwargs; a literal '%'
+    # in the sidecar's text (e.g. "maxUnhealthy 100%") must survive that.
+    return message.replace("%", "%%")
+
+
+class SidecarUnavailable(exception.MagnumException):
+    message = "The magnum-capi sidecar is unavailable."
+    code = 503
+
+
+def from_rpc_error(err, method, address, timeout):
+    code = err.code()
+    details = err.details() or ""
+    if code == grpc.StatusCode.INVALID_ARGUMENT:
+        return exception.InvalidParameterValue(err=details)
+    if code == grpc.StatusCode.FAILED_PRECONDITION:
+        return exception.NotSupported(message=_literal(details))
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return SidecarUnavailable(
+            message=_literal(
+                "The magnum-capi sidecar at %s is unavailable (%s): %s"
+                % (address, method, details)
+            )
+        )
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return exception.MagnumException(
+            message=_literal(
+                "The magnum-capi sidecar at %s did not answer %s within %.0fs"
+                % (address, method, timeout)
+            )
+        )
+    return exception.MagnumException(
+        message=_literal("%s failed: %s" % (method, details))
+    )

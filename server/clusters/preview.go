@@ -1,0 +1,66 @@
+package clusters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/release"
+)
+
+// Preview is a dry run of an apply: the values, and what would change.
+type Preview struct {
+	ValuesYAML   string
+	Diff         string
+	Deployed     bool
+	ChartVersion string
+	Warnings     []string
+}
+
+// Preview renders the values the cluster would get now and compares them
+// with the deployed release (an upgrade preview for operators).
+func (s *Service) Preview(ctx context.Context, caller Caller, spec Spec) (Preview, error) {
+	r, err := s.render(ctx, caller, spec)
+	if err != nil {
+		return Preview{}, err
+	}
+	p := Preview{ChartVersion: r.chartVersion, Warnings: r.warnings}
+	var deployed *release.Release
+	if spec.Cluster.StackID != "" {
+		mc, err := s.place(ctx, spec)
+		if err != nil {
+			return Preview{}, err
+		}
+		prev, err := s.releases.Get(ctx, target(mc, s.namespace(spec)), spec.Cluster.StackID)
+		var notFound *release.NotFoundError
+		switch {
+		case err == nil:
+			carryMachineMetadata(prev.Values, r.values, caRotationKey)
+			deployed = prev
+		case !errors.As(err, &notFound):
+			return Preview{}, err
+		}
+	}
+	out, err := yaml.Marshal(r.values)
+	if err != nil {
+		return Preview{}, fmt.Errorf("encoding values: %w", err)
+	}
+	p.ValuesYAML = string(out)
+	if deployed != nil {
+		p.Deployed = true
+		var b strings.Builder
+		if deployed.ChartVersion != r.chartVersion {
+			fmt.Fprintf(&b, "~ chart version: %s -> %s\n", deployed.ChartVersion, r.chartVersion)
+		}
+		for _, c := range helmvalues.DiffValues(deployed.Values, r.values) {
+			b.WriteString(c.String())
+			b.WriteByte('\n')
+		}
+		p.Diff = b.String()
+	}
+	return p, nil
+}

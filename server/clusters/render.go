@@ -1,0 +1,40 @@
+package clusters
+
+import (
+	"context"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+)
+
+// rendered is one values build with the facts it was made from.
+type rendered struct {
+	values       map[string]any
+	chartVersion string
+	warnings     []string
+}
+
+// render resolves OpenStack facts and builds the values. It writes nothing,
+// so an invalid request fails here before anything is applied.
+func (s *Service) render(ctx context.Context, caller Caller, spec Spec) (rendered, error) {
+	facts, err := s.openstack.Facts(ctx, caller, spec)
+	if err != nil {
+		return rendered{}, err
+	}
+	res, err := helmvalues.Build(helmvalues.Input{
+		ClusterTemplate:   spec.Template,
+		Cluster:           spec.Cluster,
+		NodeGroups:        spec.NodeGroups,
+		Image:             facts.Image,
+		VolumeTypes:       facts.VolumeTypes,
+		ExternalNetworkID: facts.ExternalNetworkID,
+		FixedNetworkID:    facts.FixedNetworkID,
+		FixedSubnetID:     facts.FixedSubnetID,
+	}, s.cfg.Values)
+	if err != nil {
+		return rendered{}, err
+	}
+	for _, w := range res.Warnings {
+		s.log.InfoContext(ctx, "values warning", "stack_id", spec.Cluster.StackID, "warning", w)
+	}
+	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings}, nil
+}

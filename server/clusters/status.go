@@ -1,0 +1,191 @@
+package clusters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/magnum-capi/magnum-capi/capistatus"
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/kube"
+)
+
+// Magnum statuses the service itself decides on.
+const (
+	statusDeleteComplete   = "DELETE_COMPLETE"
+	statusDeleteInProgress = "DELETE_IN_PROGRESS"
+	statusDeleteFailed     = "DELETE_FAILED"
+)
+
+// Status derives the Magnum status of one cluster from the watch cache. It
+// makes no API request unless the cluster just finished deleting, when it
+// removes the Secrets and the application credential the driver made.
+func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
+	if spec.Cluster.StackID == "" {
+		return s.statusWithoutRelease(spec), nil
+	}
+	mc, err := s.place(ctx, spec)
+	if err != nil {
+		return capistatus.Result{}, err
+	}
+	ns := s.namespace(spec)
+	objs, err := mc.Cache.Objects(ctx, ns, spec.Cluster.StackID)
+	if err != nil {
+		return capistatus.Result{}, err
+	}
+	snap, err := snapshot(objs)
+	if err != nil {
+		return capistatus.Result{}, err
+	}
+	req := s.statusRequest(spec, objs)
+	res := capistatus.Derive(req, snap, s.cfg.Status)
+	if waiting := s.cacheBehind(spec, objs.Release); waiting != "" && strings.HasSuffix(res.Status, "_COMPLETE") {
+		res.Status = spec.Cluster.Status
+		res.StatusReason = waiting
+	}
+	if res.Status == statusDeleteComplete {
+		if err := s.cleanupDeleted(ctx, mc, ns, spec); err != nil {
+			return deleteCleanupResult(res, err), nil
+		}
+		s.forgetApplied(spec.Cluster.StackID)
+	}
+	return res, nil
+}
+
+// statusWithoutRelease answers for a cluster that never got a release name:
+// its create failed before naming it, so a delete has nothing to wait for.
+func (s *Service) statusWithoutRelease(spec Spec) capistatus.Result {
+	res := capistatus.Result{Status: spec.Cluster.Status, StatusReason: spec.Cluster.StatusReason}
+	if strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
+		res.Status, res.StatusReason = statusDeleteComplete, ""
+		for _, ng := range spec.NodeGroups {
+			res.NodeGroups = append(res.NodeGroups, capistatus.NodeGroupResult{UUID: ng.UUID, Name: ng.Name, Status: statusDeleteComplete})
+		}
+	}
+	return res
+}
+
+func (s *Service) statusRequest(spec Spec, objs *kube.Objects) capistatus.Request {
+	req := capistatus.Request{
+		Status:            spec.Cluster.Status,
+		StatusReason:      spec.Cluster.StatusReason,
+		StackID:           spec.Cluster.StackID,
+		ReleaseExists:     objs.Release.Exists,
+		CurrentAPIAddress: spec.Cluster.APIAddress,
+		CurrentCOEVersion: spec.Cluster.COEVersion,
+		Now:               s.now(),
+	}
+	if spec.Cluster.CreateTimeout != nil {
+		req.CreateTimeout = time.Duration(*spec.Cluster.CreateTimeout) * time.Minute
+	}
+	switch {
+	case strings.HasPrefix(spec.Cluster.Status, "CREATE_"):
+		req.OperationStarted = spec.CreatedAt
+	case strings.HasPrefix(spec.Cluster.Status, "DELETE_"):
+		if objs.Cluster != nil && objs.Cluster.DeletionTimestamp != nil {
+			req.OperationStarted = objs.Cluster.DeletionTimestamp.Time
+		} else {
+			req.OperationStarted = spec.UpdatedAt
+		}
+	default:
+		// The newest release revision was written when the update began.
+		req.OperationStarted = objs.Release.Created
+		if req.OperationStarted.IsZero() {
+			req.OperationStarted = spec.UpdatedAt
+		}
+	}
+	for _, ng := range spec.NodeGroups {
+		req.NodeGroups = append(req.NodeGroups, capistatus.NodeGroup{
+			UUID: ng.UUID, Name: ng.Name, Role: ng.Role, Status: ng.Status, StatusReason: ng.StatusReason,
+			IsDefault: ng.IsDefault, NodeCount: ng.NodeCount,
+			ChartName: helmvalues.NodeGroupName(spec.Cluster.StackID, ng.Name),
+		})
+	}
+	return req
+}
+
+// snapshot turns cached objects into capistatus's typed snapshot.
+func snapshot(objs *kube.Objects) (capistatus.Snapshot, error) {
+	snap := capistatus.Snapshot{
+		Cluster:            objs.Cluster,
+		ControlPlane:       objs.ControlPlane,
+		MachineDeployments: objs.MachineDeployments,
+		Machines:           objs.Machines,
+	}
+	if objs.InfraCluster != nil {
+		osc, err := capistatus.OpenStackClusterFromUnstructured(objs.InfraCluster.Object)
+		if err != nil {
+			return snap, err
+		}
+		snap.InfraCluster = osc
+	}
+	for i := range objs.Addons {
+		addon, err := capistatus.AddonFromUnstructured(objs.Addons[i].Object)
+		if err != nil {
+			return snap, fmt.Errorf("%s %s: %w", objs.Addons[i].GetKind(), objs.Addons[i].GetName(), err)
+		}
+		snap.Addons = append(snap.Addons, addon)
+	}
+	return snap, nil
+}
+
+// cleanupDeleted removes what the driver made outside the release once
+// Cluster API has deleted everything: the application credential (with the
+// sidecar's own identity; the periodic sync has no user token) and every
+// Secret labelled with the cluster's uuid (credentials and CAs, the StackHPC
+// driver's included). It is idempotent: a later poll finds nothing left.
+func (s *Service) cleanupDeleted(ctx context.Context, mc *ManagementCluster, ns string, spec Spec) error {
+	id, err := s.credentialID(ctx, mc, ns, spec.Cluster.StackID)
+	if err != nil {
+		return err
+	}
+	if id != "" {
+		if err := s.openstack.DeleteCredential(ctx, spec.Cluster, id); err != nil {
+			return fmt.Errorf("deleting application credential %s: %w", id, err)
+		}
+	}
+	n, err := mc.Kube.DeleteSecrets(ctx, ns, map[string]string{"magnum.openstack.org/cluster-uuid": spec.Cluster.UUID})
+	if err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "cluster deleted; cleaned up", "stack_id", spec.Cluster.StackID, "secrets", n, "credential", id)
+	return nil
+}
+
+// deleteCleanupResult keeps a cluster whose cleanup failed out of
+// DELETE_COMPLETE (Magnum would then forget it and what leaked with it):
+// in progress while the failure may pass, failed when it needs an operator.
+func deleteCleanupResult(res capistatus.Result, err error) capistatus.Result {
+	res.Status = statusDeleteInProgress
+	var permanent interface{ FailedPrecondition() bool }
+	if errors.As(err, &permanent) && permanent.FailedPrecondition() {
+		res.Status = statusDeleteFailed
+	}
+	res.StatusReason = "Cluster API resources are gone, but cleaning up failed: " + err.Error()
+	for i := range res.NodeGroups {
+		res.NodeGroups[i].Status = res.Status
+	}
+	return res
+}
+
+// Health derives Magnum's health status from the watch cache.
+func (s *Service) Health(ctx context.Context, spec Spec) (capistatus.Health, error) {
+	if spec.Cluster.StackID == "" {
+		return capistatus.Health{Status: "UNKNOWN", Reasons: map[string]string{"api": "the cluster has no release"}}, nil
+	}
+	mc, err := s.place(ctx, spec)
+	if err != nil {
+		return capistatus.Health{}, err
+	}
+	objs, err := mc.Cache.Objects(ctx, s.namespace(spec), spec.Cluster.StackID)
+	if err != nil {
+		return capistatus.Health{}, err
+	}
+	snap, err := snapshot(objs)
+	if err != nil {
+		return capistatus.Health{}, err
+	}
+	return capistatus.DeriveHealth(s.statusRequest(spec, objs), snap), nil
+}

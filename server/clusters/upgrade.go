@@ -1,0 +1,105 @@
+package clusters
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Upgrade moves the cluster to the template in spec (new image, so new
+// Kubernetes version, and possibly a new chart version). Cluster API rolls
+// the control plane and node groups. A downgrade, or a skip of more than one
+// minor version (which kubeadm does not support), is refused before anything
+// changes. It returns the Kubernetes version being rolled out. It must
+// answer well within Magnum's 60 s RPC timeout: it only renders and applies.
+func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec) (string, error) {
+	if spec.Cluster.StackID == "" {
+		return "", preconditionf("cluster %s has no stack_id: it was never created by this driver", spec.Cluster.UUID)
+	}
+	mc, err := s.place(ctx, spec)
+	if err != nil {
+		return "", err
+	}
+	ns := s.namespace(spec)
+	r, err := s.render(ctx, caller, spec)
+	if err != nil {
+		return "", err
+	}
+	wanted, _ := r.values["kubernetesVersion"].(string)
+	objs, err := mc.Cache.Objects(ctx, ns, spec.Cluster.StackID)
+	if err != nil {
+		return "", err
+	}
+	current := spec.Cluster.COEVersion
+	if objs.ControlPlane != nil && objs.ControlPlane.Spec.Version != "" {
+		current = objs.ControlPlane.Spec.Version
+	}
+	if err := checkUpgrade(current, wanted); err != nil {
+		return "", err
+	}
+	ch, err := s.charts.Load(ctx, r.chartVersion)
+	if err != nil {
+		return "", err
+	}
+	err = s.withLock(ctx, mc, ns, spec.Cluster.StackID, func(ctx context.Context) error {
+		return s.applyRelease(ctx, mc, ns, spec.Cluster.StackID, ch, r.values, true)
+	})
+	if err != nil {
+		return "", err
+	}
+	return "v" + strings.TrimPrefix(wanted, "v"), nil
+}
+
+// checkUpgrade refuses Kubernetes version changes kubeadm cannot do in
+// place. An unknown current version (never observed) lets the upgrade pass.
+func checkUpgrade(current, target string) error {
+	if current == "" || target == "" {
+		return nil
+	}
+	cur, err1 := parseKubeVersion(current)
+	tgt, err2 := parseKubeVersion(target)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	switch {
+	case compare(tgt, cur) < 0:
+		return preconditionf("downgrading Kubernetes from %s to %s is not supported", current, target)
+	case tgt[0] != cur[0] || tgt[1] > cur[1]+1:
+		return preconditionf("upgrading Kubernetes from %s to %s skips a minor version; upgrade to %d.%d first",
+			current, target, cur[0], cur[1]+1)
+	}
+	return nil
+}
+
+func parseKubeVersion(v string) ([3]int, error) {
+	var out [3]int
+	v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+	if i := strings.IndexAny(v, "-+"); i >= 0 {
+		v = v[:i]
+	}
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return out, fmt.Errorf("not a Kubernetes version: %q", v)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return out, fmt.Errorf("not a Kubernetes version: %q", v)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func compare(a, b [3]int) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,106 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+)
+
+// OptionError names the option that is wrong and why.
+type OptionError struct {
+	Option, Value, Problem string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("configuration option %s=%q: %s", e.Option, e.Value, e.Problem)
+}
+
+// Validate checks every option; all problems are reported together.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(option, value, problem string) {
+		errs = append(errs, &OptionError{Option: option, Value: value, Problem: problem})
+	}
+	switch {
+	case strings.HasPrefix(c.Listen, "unix://"):
+		if strings.TrimPrefix(c.Listen, "unix://") == "" {
+			bad("listen", c.Listen, "a unix socket address needs a path: unix:///run/magnum-capi/magnum-capi.sock")
+		}
+	default:
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			bad("listen", c.Listen, "expected unix:///path or host:port")
+		} else if c.TLS.CertFile == "" || c.TLS.KeyFile == "" || c.TLS.ClientCAFile == "" {
+			bad("listen", c.Listen, "a TCP listener requires mutual TLS: set tls.certFile, tls.keyFile and tls.clientCAFile")
+		}
+	}
+	if c.MetricsAddress != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddress); err != nil {
+			bad("metricsAddress", c.MetricsAddress, "expected host:port")
+		}
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", c.Log.Level, "expected debug, info, warn or error")
+	}
+	switch c.Log.Format {
+	case "json", "text":
+	default:
+		bad("log.format", c.Log.Format, "expected json or text")
+	}
+	for _, f := range []struct{ option, path string }{{"tls.certFile", c.TLS.CertFile}, {"tls.keyFile", c.TLS.KeyFile}, {"tls.clientCAFile", c.TLS.ClientCAFile}, {"openstack.cloudsFile", c.OpenStack.CloudsFile}, {"openstack.caFile", c.OpenStack.CAFile}, {"chart.caFile", c.Chart.CAFile}} {
+		if f.path != "" {
+			if _, err := os.Stat(f.path); err != nil {
+				bad(f.option, f.path, "cannot be read: "+errors.Unwrap(err).Error())
+			}
+		}
+	}
+	if c.NamespacePrefix == "" || len(c.NamespacePrefix) > 30 || strings.Trim(c.NamespacePrefix, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		bad("namespacePrefix", c.NamespacePrefix, "expected 1-30 characters of [a-z0-9-] (namespaces are <prefix>-<project id>, at most 63)")
+	}
+	if len(c.ManagementClusters) == 0 {
+		bad("managementClusters", "", "configure at least one management cluster (name, kubeconfig)")
+	}
+	names := map[string]bool{}
+	for i, mc := range c.ManagementClusters {
+		opt := fmt.Sprintf("managementClusters[%d]", i)
+		if mc.Name == "" {
+			bad(opt+".name", "", "every management cluster needs a name")
+		}
+		if names[mc.Name] {
+			bad(opt+".name", mc.Name, "names must be unique")
+		}
+		names[mc.Name] = true
+		if mc.Kubeconfig == "" {
+			bad(opt+".kubeconfig", "", "the path of a kubeconfig file is required")
+		} else if _, err := os.Stat(mc.Kubeconfig); err != nil {
+			bad(opt+".kubeconfig", mc.Kubeconfig, "cannot be read: "+errors.Unwrap(err).Error())
+		}
+	}
+	if c.DefaultManagementCluster != "" && !names[c.DefaultManagementCluster] {
+		bad("defaultManagementCluster", c.DefaultManagementCluster, "is not the name of a configured management cluster")
+	}
+	if c.Chart.Name == "" && !strings.HasPrefix(c.Chart.Repository, "/") {
+		bad("chart.name", c.Chart.Name, "required for a repository or registry source")
+	}
+	if c.Chart.Repository == "" {
+		bad("chart.repository", "", "an https:// repository, an oci:// registry or a local chart path is required")
+	}
+	if c.Chart.CacheDir == "" {
+		bad("chart.cacheDir", "", "a writable directory is required")
+	}
+	if c.Helm.HistoryMax < 1 {
+		bad("helm.historyMax", fmt.Sprint(c.Helm.HistoryMax), "expected at least 1")
+	}
+	for _, d := range []struct {
+		option string
+		v      interface{ Seconds() float64 }
+	}{{"helm.timeout", c.Helm.Timeout}, {"timeouts.update", c.Timeouts.Update}, {"timeouts.delete", c.Timeouts.Delete}, {"timeouts.defaultCreate", c.Timeouts.DefaultCreate}, {"timeouts.addonFailureGrace", c.Timeouts.AddonFailureGrace}, {"timeouts.lock", c.Timeouts.Lock}, {"openstack.timeout", c.OpenStack.Timeout}} {
+		if d.v.Seconds() <= 0 {
+			bad(d.option, fmt.Sprint(d.v), "expected a positive duration such as 30s or 10m")
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// Metadata keys the shim sends with every call.
+const (
+	RequestIDKey   = "x-openstack-request-id"
+	ClusterUUIDKey = "magnum-cluster-uuid"
+)
+
+type loggerKey struct{}
+
+// Logger returns the request-scoped logger (with Magnum's request id and the
+// cluster uuid) or the fallback.
+func Logger(ctx context.Context, fallback *slog.Logger) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok {
+		return l
+	}
+	return fallback
+}
+
+func first(md metadata.MD, key string) string {
+	if v := md.Get(key); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// observer receives the outcome of every call (metrics live elsewhere).
+type observer func(method string, code codes.Code, elapsed time.Duration)
+
+// unaryInterceptor logs each call with Magnum's request id and the cluster
+// uuid, turns panics into Internal errors (a bug must not kill the sidecar
+// for every other cluster), and reports the outcome. Request bodies are
+// never logged: they carry tokens and keys.
+func unaryInterceptor(log *slog.Logger, observe observer) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		md, _ := metadata.FromIncomingContext(ctx)
+		l := log.With("method", info.FullMethod)
+		if id := first(md, RequestIDKey); id != "" {
+			l = l.With("request_id", id)
+		}
+		if uuid := first(md, ClusterUUIDKey); uuid != "" {
+			l = l.With("cluster_uuid", uuid)
+		}
+		ctx = context.WithValue(ctx, loggerKey{}, l)
+		start := time.Now()
+		defer func() {
+			if r := recover(); r != nil {
+				l.Error("panic in handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				err = status.Error(codes.Internal, "internal error in the magnum-capi sidecar (see its log)")
+			}
+			code := status.Code(err)
+			elapsed := time.Since(start)
+			if observe != nil {
+				observe(info.FullMethod, code, elapsed)
+			}
+			attrs := []any{"code", code.String(), "elapsed_ms", elapsed.Milliseconds()}
+			switch code {
+			case codes.OK:
+				l.Debug("call", attrs...)
+			case codes.InvalidArgument, codes.FailedPrecondition, codes.NotFound, codes.Aborted:
+				l.Info("call refused", append(attrs, "err", status.Convert(err).Message())...)
+			default:
+				l.Error("call failed", append(attrs, "err", status.Convert(err).Message())...)
+			}
+		}()
+		return handler(ctx, req)
+	}
+}

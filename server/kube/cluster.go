@@ -1,0 +1,70 @@
+package kube
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Cluster is one management cluster.
+type Cluster struct {
+	// Name is the name operators gave it in the configuration.
+	Name      string
+	Config    *rest.Config
+	Client    client.Client
+	Clientset kubernetes.Interface
+	Scheme    *runtime.Scheme
+	getter    *restGetter
+}
+
+// LoadRESTConfig reads a kubeconfig file; kubeContext "" means its
+// current-context. Requests get a timeout so a hung API server cannot wedge
+// an operation forever.
+func LoadRESTConfig(kubeconfig, kubeContext string) (*rest.Config, error) {
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+		&clientcmd.ConfigOverrides{CurrentContext: kubeContext}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s (context %q): %w", kubeconfig, kubeContext, err)
+	}
+	return cfg, nil
+}
+
+// Connect builds the clients for one management cluster. It does no I/O
+// beyond what client construction needs.
+func Connect(name string, cfg *rest.Config) (*Cluster, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	// The sidecar is the only writer for many clusters at once; client-go's
+	// default 5 QPS would throttle a burst of creates.
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "magnum-capi"
+	}
+	scheme := NewScheme()
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("management cluster %s: %w", name, err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("management cluster %s: %w", name, err)
+	}
+	getter, err := newRESTGetter(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("management cluster %s: %w", name, err)
+	}
+	return &Cluster{Name: name, Config: cfg, Client: c, Clientset: cs, Scheme: scheme, getter: getter}, nil
+}
+
+// HelmGetter is the REST client getter Helm should use for releases in ns.
+func (c *Cluster) HelmGetter(ns string) *namespacedGetter { return c.getter.InNamespace(ns) }

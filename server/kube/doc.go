@@ -1,0 +1,5 @@
+// Package kube is the sidecar's access to a management cluster: the API
+// client, server-side apply of the Secrets and Namespaces the driver owns,
+// per-cluster Leases that serialize operations across sidecar replicas, a
+// Helm REST client getter, and the watch cache status is answered from.
+package kube

@@ -1,0 +1,18 @@
+package kube
+
+// Labels the openstack-cluster chart, CAPI and the addon provider put on the
+// objects of one cluster; the watch cache indexes objects by them.
+const (
+	// ChartClusterLabel is set by the chart on everything it renders, and
+	// propagated by CAPI to Machines through the machine templates.
+	ChartClusterLabel = "capi.stackhpc.com/cluster"
+	// ChartNodeGroupLabel names a worker's node group.
+	ChartNodeGroupLabel = "capi.stackhpc.com/node-group"
+	// CAPIClusterLabel is set by CAPI on Machines and MachineDeployments.
+	CAPIClusterLabel = "cluster.x-k8s.io/cluster-name"
+	// DeleteMachineAnnotation makes CAPI remove that Machine first when its
+	// MachineDeployment scales down.
+	DeleteMachineAnnotation = "cluster.x-k8s.io/delete-machine"
+	// helmOwnerLabel marks Helm's release Secrets.
+	helmOwnerLabel = "owner"
+)

@@ -1,0 +1,200 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// LeasePrefix starts the name of every per-cluster Lease.
+const LeasePrefix = "magnum-capi-"
+
+// LockedError says another holder has the cluster's Lease and did not
+// release it before the caller's deadline.
+type LockedError struct {
+	Lease, Holder string
+	Since         time.Time
+	Err           error
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("another operation on this cluster is in progress (lease %s held by %s since %s): %v",
+		e.Lease, e.Holder, e.Since.UTC().Format(time.RFC3339), e.Err)
+}
+
+func (e *LockedError) Unwrap() error { return e.Err }
+
+// Aborted classifies the error for the gRPC boundary: retry later.
+func (e *LockedError) Aborted() bool { return true }
+
+// Lock is a held per-cluster Lease. It is renewed in the background until
+// Release; if renewal fails (another holder took it over after we stalled),
+// Lost is closed and the operation should stop.
+type Lock struct {
+	c      *Cluster
+	key    client.ObjectKey
+	holder string
+	ttl    time.Duration
+	stop   context.CancelFunc
+	done   chan struct{}
+	lost   chan struct{}
+	log    *slog.Logger
+}
+
+// AcquireLock takes the Lease named LeasePrefix+name in ns for holder,
+// waiting while someone else holds an unexpired one, until ctx ends. A Lease
+// whose holder stopped renewing (it crashed) is taken over after ttl.
+func (c *Cluster) AcquireLock(ctx context.Context, ns, name, holder string, ttl time.Duration, log *slog.Logger) (*Lock, error) {
+	key := client.ObjectKey{Namespace: ns, Name: LeasePrefix + name}
+	wait := 100 * time.Millisecond
+	for {
+		current, err := c.tryAcquire(ctx, key, holder, ttl)
+		if err == nil {
+			return c.startRenewing(key, holder, ttl, log), nil
+		}
+		if !errors.Is(err, errHeld) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, &LockedError{Lease: key.Name, Holder: current.holder, Since: current.since, Err: ctx.Err()}
+		case <-time.After(wait + time.Duration(rand.Int64N(int64(wait)))):
+		}
+		if wait < time.Second {
+			wait *= 2
+		}
+	}
+}
+
+type leaseState struct {
+	holder string
+	since  time.Time
+}
+
+// errHeld: someone else holds an unexpired lease.
+var errHeld = errors.New("lease held by another holder")
+
+func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, holder string, ttl time.Duration) (leaseState, error) {
+	now := metav1.NewMicroTime(time.Now())
+	seconds := int32(ttl / time.Second)
+	var lease coordinationv1.Lease
+	err := c.Client.Get(ctx, key, &lease)
+	if apierrors.IsNotFound(err) {
+		lease = coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+			Spec: coordinationv1.LeaseSpec{
+				HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now,
+			},
+		}
+		if err := c.Client.Create(ctx, &lease); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				return leaseState{}, errHeld
+			}
+			return leaseState{}, fmt.Errorf("creating lease %s: %w", key, err)
+		}
+		return leaseState{}, nil
+	}
+	if err != nil {
+		return leaseState{}, fmt.Errorf("reading lease %s: %w", key, err)
+	}
+	state := leaseState{}
+	if lease.Spec.HolderIdentity != nil {
+		state.holder = *lease.Spec.HolderIdentity
+	}
+	if lease.Spec.AcquireTime != nil {
+		state.since = lease.Spec.AcquireTime.Time
+	}
+	if state.holder != "" && state.holder != holder && !expired(&lease) {
+		return state, errHeld
+	}
+	transitions := int32(0)
+	if lease.Spec.LeaseTransitions != nil {
+		transitions = *lease.Spec.LeaseTransitions
+	}
+	if state.holder != holder {
+		transitions++
+	}
+	lease.Spec = coordinationv1.LeaseSpec{
+		HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now, LeaseTransitions: &transitions,
+	}
+	// The update carries the resourceVersion we read: if another holder
+	// raced us to it, the API server refuses and we keep waiting.
+	if err := c.Client.Update(ctx, &lease); err != nil {
+		if apierrors.IsConflict(err) {
+			return state, errHeld
+		}
+		return state, fmt.Errorf("taking over lease %s: %w", key, err)
+	}
+	return state, nil
+}
+
+func expired(l *coordinationv1.Lease) bool {
+	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
+		return true
+	}
+	return time.Since(l.Spec.RenewTime.Time) > time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
+}
+
+func (c *Cluster) startRenewing(key client.ObjectKey, holder string, ttl time.Duration, log *slog.Logger) *Lock {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &Lock{c: c, key: key, holder: holder, ttl: ttl, stop: cancel, done: make(chan struct{}), lost: make(chan struct{}), log: log}
+	go l.renew(ctx)
+	return l
+}
+
+func (l *Lock) renew(ctx context.Context) {
+	defer close(l.done)
+	ticker := time.NewTicker(l.ttl / 3)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		if _, err := l.c.tryAcquire(ctx, l.key, l.holder, l.ttl); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(err, errHeld) {
+				l.log.Warn("lost the cluster lease to another sidecar", "lease", l.key.String())
+				close(l.lost)
+				return
+			}
+			l.log.Warn("renewing the cluster lease", "lease", l.key.String(), "err", err)
+		}
+	}
+}
+
+// Lost is closed if another holder took the Lease over.
+func (l *Lock) Lost() <-chan struct{} { return l.lost }
+
+// Release stops renewing and deletes the Lease if we still hold it, so the
+// next operation on the cluster need not wait for it to expire.
+func (l *Lock) Release(ctx context.Context) error {
+	l.stop()
+	<-l.done
+	var lease coordinationv1.Lease
+	if err := l.c.Client.Get(ctx, l.key, &lease); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("releasing lease %s: %w", l.key, err)
+	}
+	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != l.holder {
+		return nil
+	}
+	err := l.c.Client.Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("releasing lease %s: %w", l.key, err)
+	}
+	return nil
+}

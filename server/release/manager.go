@@ -1,0 +1,191 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	helmkube "helm.sh/helm/v3/pkg/kube"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+)
+
+// Options shape every release operation.
+type Options struct {
+	// HistoryMax bounds the revisions Helm keeps per release (each holds the
+	// whole manifest). StackHPC's driver keeps 10.
+	HistoryMax int
+	// Timeout bounds Helm's hooks and waits; the chart has none, so it rarely
+	// matters.
+	Timeout time.Duration
+}
+
+// Manager runs Helm actions against management clusters.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// NewManager returns a Manager; zero options get defaults.
+func NewManager(opts Options, log *slog.Logger) *Manager {
+	if opts.HistoryMax <= 0 {
+		opts.HistoryMax = 10
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	return &Manager{opts: opts, log: log}
+}
+
+// Target is where a release lives: a REST client getter whose default
+// namespace is the release's namespace.
+type Target struct {
+	Getter    genericclioptions.RESTClientGetter
+	Namespace string
+}
+
+// Release is what the driver needs to know about an installed release.
+type Release struct {
+	Name, Namespace string
+	Revision        int
+	Status          string
+	ChartName       string
+	ChartVersion    string
+	// Values are the values the release was installed with (the user-supplied
+	// document, not merged with chart defaults).
+	Values       map[string]any
+	LastDeployed time.Time
+}
+
+// NotFoundError: the release does not exist.
+type NotFoundError struct{ Name, Namespace string }
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("release %s not found in namespace %s", e.Name, e.Namespace)
+}
+
+// NotFound classifies the error for the gRPC boundary.
+func (e *NotFoundError) NotFound() bool { return true }
+
+func (m *Manager) config(t Target) (*action.Configuration, error) {
+	cfg := new(action.Configuration)
+	debug := func(format string, v ...any) { m.log.Debug(fmt.Sprintf(format, v...), "namespace", t.Namespace) }
+	if err := cfg.Init(t.Getter, t.Namespace, "secret", debug); err != nil {
+		return nil, fmt.Errorf("helm configuration for namespace %s: %w", t.Namespace, err)
+	}
+	// Objects without a namespace in the chart go to the release namespace.
+	if kc, ok := cfg.KubeClient.(*helmkube.Client); ok {
+		kc.Namespace = t.Namespace
+	}
+	return cfg, nil
+}
+
+// Apply installs the release, or upgrades it with exactly these values
+// (nothing reused from earlier revisions). A revision left pending-install,
+// pending-upgrade or pending-rollback by a crash is marked failed first, so
+// the upgrade can proceed from the last good state. The caller must hold the
+// cluster's lock: a pending revision is only stale if nobody else is working.
+func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
+	cfg, err := m.config(t)
+	if err != nil {
+		return nil, err
+	}
+	last, err := latest(cfg, name)
+	if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil, err
+	}
+	if last == nil || last.Info.Status == helmrelease.StatusUninstalled {
+		inst := action.NewInstall(cfg)
+		inst.ReleaseName = name
+		inst.Namespace = t.Namespace
+		inst.Timeout = m.opts.Timeout
+		rel, err := inst.RunWithContext(ctx, ch, values)
+		if err != nil {
+			return nil, fmt.Errorf("installing release %s/%s: %w", t.Namespace, name, err)
+		}
+		return fromHelm(rel), nil
+	}
+	if last.Info.Status.IsPending() {
+		m.log.Warn("recovering a release left pending by an interrupted operation",
+			"release", name, "namespace", t.Namespace, "revision", last.Version, "status", last.Info.Status.String())
+		last.Info.Status = helmrelease.StatusFailed
+		last.Info.Description = "interrupted " + last.Info.Description + "; marked failed by magnum-capi to recover"
+		if err := cfg.Releases.Update(last); err != nil {
+			return nil, fmt.Errorf("recovering pending release %s/%s: %w", t.Namespace, name, err)
+		}
+	}
+	up := action.NewUpgrade(cfg)
+	up.Namespace = t.Namespace
+	up.MaxHistory = m.opts.HistoryMax
+	up.Timeout = m.opts.Timeout
+	up.ResetValues = true
+	rel, err := up.RunWithContext(ctx, name, ch, values)
+	if err != nil {
+		return nil, fmt.Errorf("upgrading release %s/%s: %w", t.Namespace, name, err)
+	}
+	return fromHelm(rel), nil
+}
+
+// Uninstall removes the release; a release already gone is not an error.
+func (m *Manager) Uninstall(_ context.Context, t Target, name string) error {
+	cfg, err := m.config(t)
+	if err != nil {
+		return err
+	}
+	un := action.NewUninstall(cfg)
+	un.Timeout = m.opts.Timeout
+	if _, err := un.Run(name); err != nil {
+		if errors.Is(err, driver.ErrReleaseNotFound) {
+			return nil
+		}
+		return fmt.Errorf("uninstalling release %s/%s: %w", t.Namespace, name, err)
+	}
+	return nil
+}
+
+// Get returns the newest revision of the release.
+func (m *Manager) Get(_ context.Context, t Target, name string) (*Release, error) {
+	cfg, err := m.config(t)
+	if err != nil {
+		return nil, err
+	}
+	last, err := latest(cfg, name)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil, &NotFoundError{Name: name, Namespace: t.Namespace}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fromHelm(last), nil
+}
+
+func latest(cfg *action.Configuration, name string) (*helmrelease.Release, error) {
+	revisions, err := cfg.Releases.History(name)
+	if err != nil {
+		return nil, err
+	}
+	if len(revisions) == 0 {
+		return nil, driver.ErrReleaseNotFound
+	}
+	sort.Slice(revisions, func(i, j int) bool { return revisions[i].Version > revisions[j].Version })
+	return revisions[0], nil
+}
+
+func fromHelm(r *helmrelease.Release) *Release {
+	out := &Release{Name: r.Name, Namespace: r.Namespace, Revision: r.Version, Values: r.Config}
+	if r.Info != nil {
+		out.Status = r.Info.Status.String()
+		out.LastDeployed = r.Info.LastDeployed.Time
+	}
+	if r.Chart != nil && r.Chart.Metadata != nil {
+		out.ChartName = r.Chart.Metadata.Name
+		out.ChartVersion = r.Chart.Metadata.Version
+	}
+	return out
+}
