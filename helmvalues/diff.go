@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Change is one difference between two sets of values.
@@ -50,9 +51,24 @@ func compact(v any) string {
 // plain values as a whole.
 func DiffValues(old, new map[string]any) []Change {
 	before, after := map[string]any{}, map[string]any{}
-	flatten(old, "", before)
-	flatten(new, "", after)
+	beforeItems, afterItems := map[string]any{}, map[string]any{}
+	flatten(old, "", before, beforeItems)
+	flatten(new, "", after, afterItems)
 	var changes []Change
+	// A named item (a node group, a storage class) that appears or
+	// disappears is one change, not one per field.
+	for path, item := range beforeItems {
+		if _, ok := afterItems[path]; !ok {
+			changes = append(changes, Change{Path: path, Kind: Removed, Old: item})
+			dropPrefix(before, path)
+		}
+	}
+	for path, item := range afterItems {
+		if _, ok := beforeItems[path]; !ok {
+			changes = append(changes, Change{Path: path, Kind: Added, New: item})
+			dropPrefix(after, path)
+		}
+	}
 	for path, o := range before {
 		n, ok := after[path]
 		switch {
@@ -71,17 +87,28 @@ func DiffValues(old, new map[string]any) []Change {
 	return changes
 }
 
-// flatten maps every leaf of a values tree to its path. Empty maps and
-// lists are leaves, so that adding one is visible.
-func flatten(node any, path string, out map[string]any) {
+func dropPrefix(leaves map[string]any, prefix string) {
+	for path := range leaves {
+		if path == prefix || strings.HasPrefix(path, prefix+".") || strings.HasPrefix(path, prefix+"[") {
+			delete(leaves, path)
+		}
+	}
+}
+
+// flatten maps every leaf of a values tree to its path, and every named
+// list item to its path in items. Empty maps and lists are leaves, so that
+// adding one is visible.
+func flatten(node any, path string, out, items map[string]any) {
 	switch v := node.(type) {
 	case map[string]any:
 		if len(v) == 0 {
-			out[path] = v
+			if path != "" {
+				out[path] = v
+			}
 			return
 		}
 		for key, child := range v {
-			flatten(child, joinPath(path, key), out)
+			flatten(child, joinPath(path, key), out, items)
 		}
 	case []any:
 		if len(v) == 0 || !allMaps(v) {
@@ -91,9 +118,11 @@ func flatten(node any, path string, out map[string]any) {
 		byName := namesUnique(v)
 		for i, item := range v {
 			if byName {
-				flatten(item, fmt.Sprintf("%s[name=%s]", path, item.(map[string]any)["name"]), out)
+				itemPath := fmt.Sprintf("%s[name=%s]", path, item.(map[string]any)["name"])
+				items[itemPath] = item
+				flatten(item, itemPath, out, items)
 			} else {
-				flatten(item, fmt.Sprintf("%s[%d]", path, i), out)
+				flatten(item, fmt.Sprintf("%s[%d]", path, i), out, items)
 			}
 		}
 	default:
