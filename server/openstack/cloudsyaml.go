@@ -1,0 +1,80 @@
+package openstack
+
+import (
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// cloudName is the one cloud of a cluster's clouds.yaml; the chart's
+// identityRef names it.
+const cloudName = "openstack"
+
+// clusterCloud is what a cluster's clouds.yaml says besides the credential.
+type clusterCloud struct {
+	AuthURL   string
+	Region    string
+	Interface string
+	Verify    bool
+}
+
+// cloudsYAML renders the StackHPC driver's layout (keys sorted, as
+// yaml.safe_dump writes them), so clusters it created and ours read alike:
+//
+//	clouds:
+//	  openstack:
+//	    auth: {application_credential_id, application_credential_secret, auth_url}
+//	    auth_type: v3applicationcredential
+//	    identity_api_version: 3
+//	    interface: public
+//	    region_name: RegionOne
+//	    verify: true
+//
+// The CA bundle is not referenced here: it travels as the Secret's cacert key.
+func cloudsYAML(c clusterCloud, id, secret string) ([]byte, error) {
+	cloud := map[string]any{
+		"auth": map[string]any{
+			"auth_url":                      c.AuthURL,
+			"application_credential_id":     id,
+			"application_credential_secret": secret,
+		},
+		"auth_type":            "v3applicationcredential",
+		"identity_api_version": 3,
+		"interface":            c.Interface,
+		"verify":               c.Verify,
+	}
+	if c.Region != "" {
+		cloud["region_name"] = c.Region
+	}
+	return yaml.Marshal(map[string]any{"clouds": map[string]any{cloudName: cloud}})
+}
+
+// CredentialIDFromClouds reads clouds.openstack.auth.application_credential_id
+// from a cluster's clouds.yaml (ours or the StackHPC driver's).
+func (a *Adapter) CredentialIDFromClouds(raw []byte) (string, error) {
+	return credentialIDFromClouds(raw)
+}
+
+func credentialIDFromClouds(raw []byte) (string, error) {
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		return "", &CloudsYAMLError{Problem: "empty"}
+	}
+	var doc struct {
+		Clouds map[string]struct {
+			Auth struct {
+				ID string `json:"application_credential_id"`
+			} `json:"auth"`
+		} `json:"clouds"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return "", &CloudsYAMLError{Problem: "not YAML: " + yamlProblem(err)}
+	}
+	cloud, ok := doc.Clouds[cloudName]
+	if !ok {
+		return "", &CloudsYAMLError{Problem: "no cloud named " + cloudName}
+	}
+	if cloud.Auth.ID == "" {
+		return "", &CloudsYAMLError{Problem: "cloud " + cloudName + " has no auth.application_credential_id"}
+	}
+	return cloud.Auth.ID, nil
+}

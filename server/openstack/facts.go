@@ -1,0 +1,105 @@
+package openstack
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+)
+
+// Facts resolves what the values need from OpenStack, as the caller: the
+// template's image (kube_version, os_distro), the external network, the
+// fixed network and subnet, the Cinder volume types, and (unless turned off)
+// that the node groups' flavors exist. The look-ups run concurrently; every
+// bad reference is reported at once, each a ReferenceError naming its field.
+func (a *Adapter) Facts(ctx context.Context, caller Caller, spec Spec) (Facts, error) {
+	sess, err := a.callerSession(ctx, caller)
+	if err != nil {
+		return Facts{}, err
+	}
+	eo := a.endpointOpts(caller)
+	// Each look-up writes only its own result; errors are collected.
+	var (
+		image       helmvalues.Image
+		nets        networkFacts
+		volumeTypes []helmvalues.VolumeType
+		mu          sync.Mutex
+		errs        []error
+		wg          sync.WaitGroup
+	)
+	run := func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	run(func() error {
+		glance, err := a.serviceFor(ctx, "image", func() (*gophercloud.ServiceClient, error) { return openstack.NewImageV2(sess.pc, eo) })
+		if err != nil {
+			return err
+		}
+		image, err = findImage(ctx, glance, "cluster_template.image_id", spec.Template.ImageID)
+		return err
+	})
+	run(func() error {
+		neutron, err := a.serviceFor(ctx, "network", func() (*gophercloud.ServiceClient, error) { return openstack.NewNetworkV2(sess.pc, eo) })
+		if err != nil {
+			return err
+		}
+		nets, err = resolveNetworks(ctx, neutron, spec)
+		return err
+	})
+	run(func() error {
+		cinder, err := openstack.NewBlockStorageV3(sess.pc, eo)
+		var notFound *gophercloud.ErrEndpointNotFound
+		if errors.As(err, &notFound) {
+			// A cloud without Cinder: no storage classes to offer.
+			a.log.InfoContext(ctx, "no block-storage endpoint in the catalog: no volume types", "region", eo.Region)
+			return nil
+		}
+		if err != nil {
+			return apiError(ctx, "volumev3", "find the endpoint", callerToken, err)
+		}
+		volumeTypes, err = listVolumeTypes(ctx, cinder)
+		return err
+	})
+	if !a.cfg.SkipFlavorCheck {
+		run(func() error {
+			nova, err := a.serviceFor(ctx, "compute", func() (*gophercloud.ServiceClient, error) { return openstack.NewComputeV2(sess.pc, eo) })
+			if err != nil {
+				return err
+			}
+			return checkFlavors(ctx, nova, spec, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Facts{}, err
+	}
+	return Facts{
+		Image:             image,
+		ExternalNetworkID: nets.external,
+		FixedNetworkID:    nets.fixedNetwork,
+		FixedSubnetID:     nets.fixedSubnet,
+		VolumeTypes:       volumeTypes,
+	}, nil
+}
+
+// serviceFor builds a service client from the caller's catalog; a missing
+// endpoint or a failed version discovery is classified like any call.
+func (a *Adapter) serviceFor(ctx context.Context, service string, build func() (*gophercloud.ServiceClient, error)) (*gophercloud.ServiceClient, error) {
+	sc, err := build()
+	if err != nil {
+		return nil, apiError(ctx, service, "find the endpoint", callerToken, err)
+	}
+	return sc, nil
+}

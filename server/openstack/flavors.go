@@ -1,0 +1,120 @@
+package openstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
+)
+
+// flavorMinimums reject flavors too small for a Kubernetes node; zero means
+// no minimum.
+type flavorMinimums struct{ ramMiB, vcpus int }
+
+// flavorRef is one flavor reference and the field it came from.
+type flavorRef struct{ field, value string }
+
+// checkFlavors checks that every flavor the cluster will boot exists for
+// the caller (by id or name) and meets the minimums. Node groups carry their
+// flavor; without node groups the cluster's and then the template's fields
+// are used. Each distinct flavor is looked up once.
+func checkFlavors(ctx context.Context, nova *gophercloud.ServiceClient, spec Spec, min flavorMinimums) error {
+	var errs []error
+	checked := map[string]error{}
+	for _, ref := range flavorRefs(spec) {
+		err, done := checked[ref.value]
+		if !done {
+			err = checkFlavor(ctx, nova, ref.value, min)
+			checked[ref.value] = err
+		}
+		var problem *flavorProblem
+		switch {
+		case errors.As(err, &problem):
+			errs = append(errs, &ReferenceError{Field: ref.field, Value: ref.value, Problem: problem.text})
+		case err != nil && !done:
+			errs = append(errs, err) // an outage: reported once
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func flavorRefs(spec Spec) []flavorRef {
+	var refs []flavorRef
+	for _, ng := range spec.NodeGroups {
+		if ng.FlavorID != "" {
+			refs = append(refs, flavorRef{fmt.Sprintf("nodegroups[%s].flavor_id", ng.Name), ng.FlavorID})
+		}
+	}
+	if len(spec.NodeGroups) > 0 {
+		return refs
+	}
+	for _, r := range []struct{ name, cluster, template string }{
+		{"master_flavor_id", spec.Cluster.MasterFlavorID, spec.Template.MasterFlavorID},
+		{"flavor_id", spec.Cluster.FlavorID, spec.Template.FlavorID},
+	} {
+		if field, value := clusterOrTemplate(r.name, r.cluster, r.template); value != "" {
+			refs = append(refs, flavorRef{field, value})
+		}
+	}
+	return refs
+}
+
+// flavorProblem is a reason to refuse a flavor (the reference's fault),
+// as opposed to an error asking Nova.
+type flavorProblem struct{ text string }
+
+func (p *flavorProblem) Error() string { return p.text }
+
+func checkFlavor(ctx context.Context, nova *gophercloud.ServiceClient, ref string, min flavorMinimums) error {
+	fl, err := findFlavor(ctx, nova, ref)
+	if err != nil {
+		return err
+	}
+	if min.ramMiB > 0 && fl.RAM < min.ramMiB {
+		return &flavorProblem{fmt.Sprintf("flavor %s has %d MiB of RAM, at least %d MiB are needed", fl.Name, fl.RAM, min.ramMiB)}
+	}
+	if min.vcpus > 0 && fl.VCPUs < min.vcpus {
+		return &flavorProblem{fmt.Sprintf("flavor %s has %d vCPUs, at least %d are needed", fl.Name, fl.VCPUs, min.vcpus)}
+	}
+	return nil
+}
+
+// findFlavor tries the reference as a flavor id (Nova's ids are free-form:
+// "3", "m1.small" or a UUID), then as a name in the caller's flavor list.
+func findFlavor(ctx context.Context, nova *gophercloud.ServiceClient, ref string) (*flavors.Flavor, error) {
+	fl, err := flavors.Get(ctx, nova, ref).Extract()
+	if err == nil {
+		return fl, nil
+	}
+	if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return nil, apiError(ctx, "compute", "get flavor "+ref, callerToken, err)
+	}
+	page, err := flavors.ListDetail(nova, nil).AllPages(ctx)
+	if err != nil {
+		return nil, apiError(ctx, "compute", "list flavors", callerToken, err)
+	}
+	all, err := flavors.ExtractFlavors(page)
+	if err != nil {
+		return nil, fmt.Errorf("openstack compute: reading the flavor list: %w", err)
+	}
+	var found []flavors.Flavor
+	for _, f := range all {
+		if f.Name == ref {
+			found = append(found, f)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, &flavorProblem{"no flavor with this id or name is available to the project"}
+	case 1:
+		return &found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, f := range found {
+		ids[i] = f.ID
+	}
+	return nil, &flavorProblem{fmt.Sprintf("%d flavors have this name (%v); use the id", len(found), ids)}
+}
