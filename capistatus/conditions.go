@@ -24,6 +24,15 @@ func (c cond) text() string {
 	return c.reason
 }
 
+// fullText is text() without the quoting limit, for errors a user must read
+// whole (an OpenStack API error names the quota that ran out at its end).
+func (c cond) fullText() string {
+	if m := oneLine(c.message); m != "" {
+		return truncate(m, maxReasonLen)
+	}
+	return c.reason
+}
+
 // isError: a v1beta1 condition with severity Error is how CAPO and CAPI v1beta1
 // controllers report a reconcile error (a refused OpenStack call) that they
 // will retry.

@@ -48,7 +48,7 @@ func deletionItems(req Request, snap Snapshot) []item {
 			items = append(items, item{rankProblem, "OpenStackCluster " + o.Name + ": " + f})
 		}
 		for _, e := range errorConditions(o.Status.Conditions) {
-			items = append(items, item{rankProblem, "OpenStackCluster " + o.Name + ": " + e.text()})
+			items = append(items, item{rankProblem, "OpenStackCluster " + o.Name + ": " + e.fullText()})
 		}
 	}
 	var workers, cps []clusterv1.Machine

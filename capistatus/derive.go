@@ -119,7 +119,8 @@ func provisioningItems(req Request, snap Snapshot, cfg Config, views []groupView
 	if !req.ReleaseExists {
 		items = append(items, item{rankCluster, "Helm release " + req.StackID + " to be installed"})
 	}
-	items = append(items, clusterItems(req, snap)...)
+	clusterOwn, summary := clusterItems(req, snap)
+	items = append(items, clusterOwn...)
 	items = append(items, infrastructureItems(snap)...)
 	cpSeen := false
 	for _, v := range views {
@@ -141,14 +142,30 @@ func provisioningItems(req Request, snap Snapshot, cfg Config, views []groupView
 		}
 		items = appendProblems(items, machineProblems(machines))
 	}
+	if summary != nil && !explains(items) {
+		items = append(items, *summary)
+	}
 	return append(items, addonItems(req, snap, cfg)...)
 }
 
-// clusterItems are the Cluster object's own reasons to wait.
-func clusterItems(req Request, snap Snapshot) []item {
+// explains: some item already says why infrastructure, control plane or
+// workers are not there, which the Cluster's Available summary would only
+// repeat.
+func explains(items []item) bool {
+	for _, it := range items {
+		if it.rank == rankInfrastructure || it.rank == rankControlPlane || it.rank == rankWorkers {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterItems are the Cluster object's own reasons to wait, and its
+// Available summary when that is false.
+func clusterItems(req Request, snap Snapshot) ([]item, *item) {
 	c := snap.Cluster
 	if c == nil {
-		return []item{{rankCluster, "Cluster " + req.StackID + " not found"}}
+		return []item{{rankCluster, "Cluster " + req.StackID + " not found"}}, nil
 	}
 	var items []item
 	if c.DeletionTimestamp != nil {
@@ -168,9 +185,9 @@ func clusterItems(req Request, snap Snapshot) []item {
 		}
 	}
 	if av := firstOf(c.Status.Conditions, clusterV1(c), "Available", "Ready"); !av.isTrue() {
-		items = append(items, item{rankSummary, "Cluster " + c.Name + " not Available" + suffixText(av)})
+		return items, &item{rankSummary, "Cluster " + c.Name + " not Available" + suffixText(av)}
 	}
-	return items
+	return items, nil
 }
 
 // infrastructureItems: the OpenStackCluster must exist and be ready; errors
@@ -190,7 +207,7 @@ func infrastructureItems(snap Snapshot) []item {
 	}
 	var items []item
 	for _, c := range errorConditions(o.Status.Conditions) {
-		items = append(items, item{rankProblem, "OpenStackCluster " + o.Name + ": " + c.text()})
+		items = append(items, item{rankProblem, "OpenStackCluster " + o.Name + ": " + c.fullText()})
 	}
 	if !o.isReady() {
 		items = append(items, item{rankInfrastructure, "OpenStackCluster " + o.Name + " not ready" + suffixText(findV1(o.Status.Conditions, "Ready"))})

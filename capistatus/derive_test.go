@@ -161,7 +161,7 @@ var provisioningCases = []deriveCase{
 			s.ControlPlane.Status.ReadyReplicas, s.ControlPlane.Status.AvailableReplicas = i32(1), i32(1)
 		}, notReadyMachine(1, "* NodeHealthy: Waiting for a Node with spec.providerID openstack:///4e1f to exist")),
 		wantExact: true,
-		reason:    "waiting for: control plane: 1 of 3 machines ready, 1 of 3 machines available, machine " + stack + "-control-plane-d3e4f: NodeHealthy: Waiting for a Node with spec.providerID openstack:///4e1f to exist"},
+		reason:    "waiting for: control plane: 1 of 3 machines ready, machine " + stack + "-control-plane-d3e4f: NodeHealthy: Waiting for a Node with spec.providerID openstack:///4e1f to exist"},
 	{row: "C-17", name: "control plane upgrading", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.ControlPlane.Status.Version = "v1.32.5" }, wantExact: true,
 		reason: "waiting for: control plane: upgrading from v1.32.5 to v1.33.2"},
@@ -255,20 +255,30 @@ var provisioningCases = []deriveCase{
 		snap: func(s *Snapshot) { s.Addons[1].Deleting, s.Addons[1].Phase = true, AddonUninstalling }, wantExact: true,
 		reason: "waiting for: addons csi-cinder (being removed)"},
 	{row: "C-30", name: "bounded and ordered", status: CreateInProgress, want: CreateInProgress,
+		req: func(r *Request) {
+			r.NodeGroups = append(r.NodeGroups, NodeGroup{Name: "gpu", Role: "worker", Status: CreateInProgress, ChartName: "gpu", NodeCount: 1})
+		},
 		snap: func(s *Snapshot) {
 			s.Addons[0].Phase = AddonPending
 			s.MachineDeployments[0].Status.ReadyReplicas = i32(0)
-			s.ControlPlane.Status.ReadyReplicas = i32(2)
+			s.ControlPlane.Status.Replicas, s.ControlPlane.Status.UpToDateReplicas, s.ControlPlane.Status.ReadyReplicas = i32(4), i32(1), i32(2)
+			s.ControlPlane.Status.Version = "v1.32.5"
+			s.Machines[0].Status.Conditions[0] = cond2("Ready", metav1.ConditionFalse, "NotReady", strings.Repeat("kubelet is slow. ", 30))
 			s.InfraCluster.Status.Conditions = append(s.InfraCluster.Status.Conditions,
-				cond1("APIServerLoadBalancerReady", "False", clusterv1.ConditionSeverityError, "Failed", strings.Repeat("octavia said no. ", 40)))
-			s.Cluster.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "not yet")
+				cond1("APIServerLoadBalancerReady", "False", clusterv1.ConditionSeverityError, "Failed", strings.Repeat("octavia said no. ", 100)+"THE END"))
+			s.Cluster.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "summary repeating the above")
 		},
-		has:    []string{"waiting for: OpenStackCluster " + stack + ": octavia said no.", "...; control plane: 2 of 3 machines ready", "; node group default-worker: 0 of 2 machines ready", "; Cluster " + stack + " not Available: not yet", "; +1 more"},
-		hasNot: []string{"cni-calico"},
+		has: []string{
+			"waiting for: OpenStackCluster " + stack + ": octavia said no.", "...; control plane: ", // a provider error: cut at 1000 runes
+			"4 machines, want 3, 1 of 3 machines up to date, 2 of 3 machines ready, upgrading from v1.32.5 to v1.33.2", "kubelet is...; ", // other items at 300
+			"node group default-worker: 0 of 2 machines ready; node group gpu: MachineDeployment " + stack + "-gpu not found; +1 more",
+		},
+		hasNot: []string{"THE END", "summary repeating", "cni-calico"},
 		check: func(t *testing.T, r Result) {
-			first, _, _ := strings.Cut(r.StatusReason, "; ")
-			if n := len([]rune(first)); n > maxItemLen+len("waiting for: ") {
-				t.Errorf("first item is %d runes, want at most %d", n, maxItemLen)
+			for i, part := range strings.Split(strings.TrimPrefix(r.StatusReason, "waiting for: "), "; ") {
+				if limit := map[bool]int{true: maxProblemLen, false: maxItemLen}[i == 0]; len([]rune(part)) > limit {
+					t.Errorf("item %d is %d runes, want at most %d", i, len([]rune(part)), limit)
+				}
 			}
 		}},
 }

@@ -43,8 +43,9 @@ func unknownProbe(text string) probe { return probe{probeUnknown, text} }
 // fixed keys), plus one per MachineDeployment no node group claims. Values are
 // strings (Magnum's DictOfStringsField): "ok" or what is wrong.
 //
-// The status is UNKNOWN when the Cluster is not found or its control plane was
-// never initialized (there is no cluster to be healthy yet), UNHEALTHY when any
+// The status is UNKNOWN when the Cluster is not found, its control plane was
+// never initialized (there is no cluster to be healthy yet) or it is being
+// deleted (there soon will be none), UNHEALTHY when any
 // key is unhealthy, UNKNOWN when a key cannot tell, else HEALTHY.
 func DeriveHealth(req Request, snap Snapshot) Health {
 	snap = snap.sorted()
@@ -77,7 +78,7 @@ func DeriveHealth(req Request, snap Snapshot) Health {
 
 	status := Healthy
 	switch {
-	case snap.Cluster == nil || !controlPlaneInitialized(snap.Cluster):
+	case snap.Cluster == nil || !controlPlaneInitialized(snap.Cluster) || snap.Cluster.DeletionTimestamp != nil:
 		status = Unknown
 	case worst == probeUnhealthy:
 		status = Unhealthy
@@ -111,6 +112,9 @@ func apiProbe(req Request, snap Snapshot) probe {
 	c := snap.Cluster
 	if c == nil {
 		return unknownProbe("Cluster " + req.StackID + " not found")
+	}
+	if c.DeletionTimestamp != nil {
+		return unknownProbe("Cluster " + c.Name + " is being deleted")
 	}
 	if p := findV2(c.Status.Conditions, clusterv1.ClusterRemoteConnectionProbeCondition); p.found {
 		return verdict(p, "API server not reachable")
@@ -147,7 +151,7 @@ func infrastructureProbe(snap Snapshot) probe {
 		return unhealthy(f)
 	}
 	if errs := errorConditions(o.Status.Conditions); len(errs) > 0 {
-		return unhealthy(errs[0].text())
+		return unhealthy(errs[0].fullText())
 	}
 	if !o.isReady() {
 		return unhealthy("OpenStackCluster " + o.Name + " not ready" + suffixText(findV1(o.Status.Conditions, "Ready")))

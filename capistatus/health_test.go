@@ -154,6 +154,12 @@ var healthCases = []healthCase{
 			s.MachineDeployments[0].Status.ReadyReplicas = i32(0)
 		},
 		want: map[string]string{"api": "ProbeUnknown", "default-worker": "0 of 2 machines ready"}},
+	{row: "H-12", name: "Cluster being deleted", wantStatus: Unknown,
+		snap: func(s *Snapshot) {
+			*s = deletingSnapshot()
+			s.MachineDeployments[0].Status.ReadyReplicas = i32(0)
+		},
+		want: map[string]string{"api": "Cluster " + stack + " is being deleted", "default-worker": "0 of 2 machines ready"}},
 }
 
 func TestDeriveHealth(t *testing.T) {

@@ -124,7 +124,7 @@ func machineProblems(machines []clusterv1.Machine) []string {
 			}
 		}
 		for _, c := range errorConditions(machineV1(m)) {
-			out = append(out, "machine "+m.Name+": "+c.text())
+			out = append(out, "machine "+m.Name+": "+c.fullText())
 			break
 		}
 	}

@@ -172,7 +172,7 @@ var nodeGroupCases = []nodeGroupCase{
 		want: NodeGroupResult{Status: UpdateComplete, NodeCount: 5, NodeAddresses: workerAddrs}},
 	{row: "N-12", name: "Magnum's count while in progress", status: UpdateInProgress, ng: "default-worker",
 		req: setNG("default-worker", func(n *NodeGroup) { n.NodeCount = 4 }),
-		want: NodeGroupResult{Status: UpdateInProgress, StatusReason: "waiting for: 2 machines, want 4, 2 of 4 machines up to date, 2 of 4 machines ready, 2 of 4 machines available",
+		want: NodeGroupResult{Status: UpdateInProgress, StatusReason: "waiting for: 2 machines, want 4, 2 of 4 machines ready",
 			NodeCount: 4, NodeAddresses: workerAddrs},
 		snap: func(s *Snapshot) { s.MachineDeployments[0].Spec.Replicas = i32(4) }},
 	{row: "N-12", name: "Magnum's count until the spec is observed", status: UpdateComplete, ng: "default-worker",

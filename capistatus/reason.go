@@ -38,7 +38,14 @@ func render(items []item) string {
 			parts = append(parts, "+"+itoa(len(sorted)-i)+" more")
 			break
 		}
-		parts = append(parts, truncate(it.text, maxItemLen))
+		limit := maxItemLen
+		if it.rank == rankProblem {
+			// A provider's error is what the user came for (the quota that
+			// ran out is named at the end of an OpenStack API error), so it
+			// gets more room than progress does.
+			limit = maxProblemLen
+		}
+		parts = append(parts, truncate(it.text, limit))
 	}
 	return truncate(strings.Join(parts, "; "), maxReasonLen)
 }

@@ -34,17 +34,21 @@ func (r replicaSet) countFacets() []string {
 	if r.replicas != nil && *r.replicas != r.desired {
 		out = append(out, fmt.Sprintf("%s, want %d", plural(int(*r.replicas), "machine"), d))
 	}
-	for _, c := range []struct {
-		v    *int32
-		what string
-	}{{r.upToDate, "up to date"}, {r.ready, "ready"}, {r.available, "available"}} {
-		if c.v == nil || *c.v < r.desired {
-			got := 0
-			if c.v != nil {
-				got = int(*c.v)
-			}
-			out = append(out, fmt.Sprintf("%d of %d machines %s", got, d, c.what))
-		}
+	// Up to date is measured against the machines that exist, so that a
+	// group still scaling up does not also read as out of date; available
+	// is only named when it says more than ready (MinReadySeconds).
+	existing := r.desired
+	if r.replicas != nil && *r.replicas < existing {
+		existing = *r.replicas
+	}
+	if r.upToDate == nil || *r.upToDate < existing {
+		out = append(out, fmt.Sprintf("%d of %d machines up to date", deref32(r.upToDate), d))
+	}
+	if r.ready == nil || *r.ready < r.desired {
+		out = append(out, fmt.Sprintf("%d of %d machines ready", deref32(r.ready), d))
+	}
+	if r.available == nil && r.ready == nil || r.available != nil && *r.available < r.desired && (r.ready == nil || *r.available < *r.ready) {
+		out = append(out, fmt.Sprintf("%d of %d machines available", deref32(r.available), d))
 	}
 	return out
 }
@@ -185,6 +189,13 @@ func deploymentDesired(md *clusterv1.MachineDeployment) int32 {
 		return int32(v)
 	}
 	return 1
+}
+
+func deref32(v *int32) int {
+	if v == nil {
+		return 0
+	}
+	return int(*v)
 }
 
 func orInt32(v *int32, fallback int32) *int32 {

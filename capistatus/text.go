@@ -10,6 +10,7 @@ import (
 const (
 	maxReasonItems   = 4    // awaited items named before "(+N more)"
 	maxItemLen       = 300  // one awaited item, in runes
+	maxProblemLen    = 1000 // one problem item (a provider's error), in runes
 	maxReasonLen     = 1500 // the whole status_reason, in runes
 	maxConditionText = 200  // a condition message quoted inside an item
 )
