@@ -95,6 +95,7 @@ func deployment(chartName string, replicas int32) clusterv1.MachineDeployment {
 func machine(name, ip string, labels map[string]string) clusterv1.Machine {
 	m := clusterv1.Machine{ObjectMeta: meta(name, 1, labels)}
 	m.Spec.ClusterName = stack
+	m.Status.ObservedGeneration = 1
 	m.Status.Phase = "Running"
 	m.Status.Addresses = clusterv1.MachineAddresses{
 		{Type: clusterv1.MachineHostName, Address: name},

@@ -186,6 +186,9 @@ var provisioningCases = []deriveCase{
 			s.Machines[len(s.Machines)-1].DeletionTimestamp = &now
 		}, wantExact: true,
 		reason: "waiting for: control plane: 1 machine being deleted"},
+	{row: "C-31", name: "machine spec change not yet reconciled", status: UpdateInProgress, want: UpdateInProgress,
+		snap: func(s *Snapshot) { s.Machines[3].Generation = 2 }, wantExact: true,
+		reason: "waiting for: node group default-worker: 1 machine not yet reconciled since its spec changed"},
 	{row: "C-20", name: "control plane not Available", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) {
 			s.ControlPlane.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "* EtcdClusterHealthy: etcd member unhealthy")

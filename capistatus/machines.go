@@ -75,6 +75,9 @@ func addressOfType(m *clusterv1.Machine, t clusterv1.MachineAddressType) string 
 // machineCounts summarises a group's machines for rollout checks.
 type machineCounts struct {
 	live, deleting, outdated int
+	// unobserved machines have a spec change their controller has not
+	// reconciled yet, so their conditions describe the previous spec.
+	unobserved int
 	// notReady is the first live machine that is not Ready, to quote its
 	// condition: the message usually names the step it is stuck at.
 	notReady *clusterv1.Machine
@@ -89,6 +92,9 @@ func countMachines(machines []clusterv1.Machine) machineCounts {
 			continue
 		}
 		c.live++
+		if m.Status.ObservedGeneration < m.Generation {
+			c.unobserved++
+		}
 		if findV2(m.Status.Conditions, clusterv1.MachineUpToDateCondition).isFalse() {
 			c.outdated++
 		}

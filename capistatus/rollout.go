@@ -67,6 +67,9 @@ func machineFacets(c machineCounts, desired int32, counts []string) []string {
 	if c.deleting > 0 {
 		out = append(out, plural(c.deleting, "machine")+" being deleted")
 	}
+	if c.unobserved > 0 {
+		out = append(out, plural(c.unobserved, "machine")+" not yet reconciled since its spec changed")
+	}
 	if c.notReady != nil {
 		m := c.notReady
 		why := firstOf(m.Status.Conditions, machineV1(m), clusterv1.MachineReadyCondition, clusterv1.ReadyV1Beta1Condition).text()
