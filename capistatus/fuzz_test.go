@@ -1,6 +1,7 @@
 package capistatus
 
 import (
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -62,4 +63,71 @@ func FuzzSnapshotAndDerive(f *testing.F) {
 			t.Fatalf("health status %q", h.Status)
 		}
 	})
+}
+
+// FuzzFieldValues takes a valid cluster's objects and replaces one field
+// (chosen by index among every field of every object) with a fuzzed JSON
+// value: wrong types, nulls, negative or huge numbers, deep structures. Byte
+// mutation of YAML rarely gets this far; this target always does.
+func FuzzFieldValues(f *testing.F) {
+	docs := strings.Join([]string{yCluster, yInfra, yKCP, yMD, yMachines, yAddons}, "\n---\n")
+	for i, v := range []string{`"x"`, `-1`, `null`, `{"a":[1,{}]}`, `9223372036854775807`, `[]`, `true`, `1.5`, `"2026-13-45T99:00:00Z"`} {
+		f.Add(uint16(i*7), []byte(v), uint8(i))
+	}
+	statuses := append(append([]string(nil), KnownStatuses...), "")
+	f.Fuzz(func(t *testing.T, field uint16, value []byte, which uint8) {
+		var objs []*unstructured.Unstructured
+		var slots []func(any)
+		for _, doc := range strings.Split(docs, "\n---\n") {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &m); err != nil || m == nil {
+				t.Fatalf("seed: %v", err)
+			}
+			slots = append(slots, fieldSlots(m)...)
+			objs = append(objs, &unstructured.Unstructured{Object: m})
+		}
+		var v any = string(value)
+		if err := yaml.Unmarshal(value, &v); err != nil {
+			v = string(value)
+		}
+		slots[int(field)%len(slots)](v)
+		snap, _ := SnapshotFromObjects(demo, objs)
+		status := statuses[int(which)%len(statuses)]
+		req := Request{Status: status, StackID: demo, Now: t0, OperationStarted: started, ReleaseExists: true,
+			NodeGroups: []NodeGroup{{Name: "default-master", Role: "master", Status: status}, {Name: "default-worker", Role: "worker", Status: status, ChartName: "default-worker"}}}
+		res := Derive(req, snap, Config{})
+		if res.Status != status && !IsKnownStatus(res.Status) {
+			t.Fatalf("unknown status %q", res.Status)
+		}
+		DeriveHealth(req, snap)
+	})
+}
+
+// fieldSlots returns a setter for every value inside m (map entries and list
+// items, at any depth).
+func fieldSlots(m map[string]any) []func(any) {
+	var out []func(any)
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys) // the same field for the same input, so failures reproduce
+			for _, k := range keys {
+				child := x[k]
+				out = append(out, func(nv any) { x[k] = nv })
+				walk(child)
+			}
+		case []any:
+			for i, child := range x {
+				out = append(out, func(nv any) { x[i] = nv })
+				walk(child)
+			}
+		}
+	}
+	walk(m)
+	return out
 }
