@@ -78,6 +78,8 @@ func TestRenderFailsLikeRealChart(t *testing.T) {
 			"clientId is required for OIDC"},
 		{"two ingress controllers", "addons: {ingress: {enabled: true, nginx: {enabled: true}, traefik: {enabled: true}}}",
 			"Cannot enable both ingress.nginx and ingress.traefik addons simultaneously"},
+		{"etcd encryption without its key Secret", "etcd: {encryption: {enabled: true}}",
+			"etcd.encryption.enabled needs the key in Secret"},
 		{"unknown custom addon kind", "addons: {custom: {mine: {kind: Chart, spec: {}}}}",
 			"Unrecognised addon kind - Chart"},
 	} {

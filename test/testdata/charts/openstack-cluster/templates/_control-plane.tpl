@@ -94,13 +94,19 @@ mounts:
 
 {{/*
 Encryption of Secrets at rest. The key comes from the Secret
-"<release>-etcd-key" (key "key"), which the caller creates; the chart only
-reads it (so a client-only render has no key).
+"<release>-etcd-key" (key "key"), which the caller creates beforehand; the
+chart only reads it. Without it the real chart fails to render, and so does
+this one (so a client-only render, which cannot look it up, fails too).
 */}}
 {{- define "openstack-cluster.controlPlane.etcdEncryption" -}}
 {{- with .Values.etcd.encryption }}
 {{- if .enabled }}
-{{- $keySecret := lookup "v1" "Secret" $.Release.Namespace (printf "%s-etcd-key" $.Release.Name) | default dict }}
+{{- $keySecretName := printf "%s-etcd-key" $.Release.Name }}
+{{- $keySecret := lookup "v1" "Secret" $.Release.Namespace $keySecretName | default dict }}
+{{- $key := dig "data" "key" "" $keySecret }}
+{{- if not $key }}
+{{- fail (printf "etcd.encryption.enabled needs the key in Secret %s/%s (data key \"key\")" $.Release.Namespace $keySecretName) }}
+{{- end }}
 preKubeadmCommands:
   - mkdir -p /etc/kubernetes/enc
   - mkdir -p /etc/kubernetes/patches
@@ -143,7 +149,7 @@ files:
             - {{ .provider }}:
                 keys:
                   - name: key1
-                    secret: {{ dig "data" "key" "" $keySecret }}
+                    secret: {{ $key }}
             # Still read Secrets written before encryption was enabled.
             - identity: {}
 {{- end }}

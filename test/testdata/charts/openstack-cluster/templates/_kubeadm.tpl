@@ -191,25 +191,24 @@ files:
     owner: root:root
     content: |
       resources:
-        - kube-apiserver.yaml
+      - kube-apiserver.yaml
       patches:
-        - target:
-            kind: Pod
-          patch: |-
-            - op: add
-              path: /spec/containers/0/command/-
-              value: --authentication-token-webhook-config-file=/etc/kubernetes/webhooks/keystone_webhook_config.yaml
-            - op: add
-              path: /spec/containers/0/command/-
-              value: --authorization-webhook-config-file=/etc/kubernetes/webhooks/keystone_webhook_config.yaml
-            - op: add
-              path: /spec/containers/0/command/-
-              value: --authorization-mode=Webhook
+      - patch: |-
+          - op: add
+            path: /spec/containers/0/command/-
+            value: --authentication-token-webhook-config-file=/etc/kubernetes/webhooks/keystone_webhook_config.yaml
+          - op: add
+            path: /spec/containers/0/command/-
+            value: --authorization-webhook-config-file=/etc/kubernetes/webhooks/keystone_webhook_config.yaml
+          - op: add
+            path: /spec/containers/0/command/-
+            value: --authorization-mode=Webhook
+        target:
+          kind: Pod
   - path: /etc/kubernetes/webhooks/keystone_webhook_config.yaml
     permissions: "0644"
     owner: root:root
-    content: |
-      {{- include "openstack-cluster.webhookKubeconfig" (dict "server" "https://127.0.0.1:8443/webhook") | nindent 6 }}
+    content: {{ include "openstack-cluster.webhookKubeconfig" (dict "server" "https://127.0.0.1:8443/webhook") | printf "%s\n" | toJson }}
 {{- else if eq $webhook "azimuth-authorization-webhook" }}
 {{- with .Values.azimuthAuthorizationWebhook }}
 files:
@@ -221,37 +220,38 @@ files:
   - path: /etc/kubernetes/webhooks/azimuth_authorization_webhook_config.yaml
     permissions: "0644"
     owner: root:root
-    content: |
-      {{- include "openstack-cluster.webhookKubeconfig" (dict "server" .server "ca" (.tls.enabled | ternary "/etc/kubernetes/webhooks/ca.pem" "")) | nindent 6 }}
+    content: {{ include "openstack-cluster.webhookKubeconfig" (dict "server" .server "ca" (.tls.enabled | ternary "/etc/kubernetes/webhooks/ca.pem" "")) | printf "%s\n" | toJson }}
   - path: /etc/kubernetes/webhooks/authorization_config.yaml
-    permissions: "0644"
-    owner: root:root
-    content: |
-      ---
-      apiVersion: apiserver.config.k8s.io/v1
-      kind: AuthorizationConfiguration
-      authorizers:
-        - type: Webhook
-          name: webhook
-          webhook:
-            timeout: {{ .timeout }}
-            subjectAccessReviewVersion: {{ .webhookVersion }}
-            matchConditionSubjectAccessReviewVersion: {{ .webhookVersion }}
-            failurePolicy: {{ .failurePolicy }}
-            connectionInfo:
-              type: KubeConfigFile
-              kubeConfigFile: /etc/kubernetes/webhooks/azimuth_authorization_webhook_config.yaml
-            matchConditions:
-              - expression: has(request.resourceAttributes) && (!has(request.resourceAttributes.namespace) || request.resourceAttributes.namespace == "" || request.resourceAttributes.namespace in [{{ range $i, $ns := .filteredNamespaces }}{{ if $i }},{{ end }}{{ quote $ns }}{{ end }}])
+    content: {{ include "openstack-cluster.azimuthAuthorizationConfig" . | printf "%s\n" | toJson }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The API server's authorizers: the Azimuth webhook, for requests it filters, then the given ones. */}}
+{{- define "openstack-cluster.azimuthAuthorizationConfig" -}}
+---
+apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+  - type: Webhook
+    name: webhook
+    webhook:
+      timeout: {{ .timeout }}
+      subjectAccessReviewVersion: {{ .webhookVersion }}
+      matchConditionSubjectAccessReviewVersion: {{ .webhookVersion }}
+      failurePolicy: {{ .failurePolicy }}
+      connectionInfo:
+        type: KubeConfigFile
+        kubeConfigFile: /etc/kubernetes/webhooks/azimuth_authorization_webhook_config.yaml
+      matchConditions:
+        - expression: has(request.resourceAttributes) && (!has(request.resourceAttributes.namespace) || request.resourceAttributes.namespace == "" || request.resourceAttributes.namespace in [{{ range $i, $ns := .filteredNamespaces }}{{ if $i }},{{ end }}{{ quote $ns }}{{ end }}])
 {{- range .extraPreFilters }}
-              - expression: {{ . }}
+        - expression: {{ . }}
 {{- end }}
 {{- range .additionalAuthorizers }}
-        - type: {{ .type }}
-          name: {{ .name }}
-{{- end }}
-{{- end }}
-{{- end }}
+  - type: {{ .type }}
+    name: {{ .name }}
 {{- end }}
 {{- end -}}
 
@@ -263,16 +263,16 @@ files:
     content: |
       spec:
         containers:
-          - name: kube-apiserver
-            volumeMounts:
-              - mountPath: /etc/kubernetes/webhooks
-                name: kube-webhooks
-                readOnly: true
+        -  name: kube-apiserver
+           volumeMounts:
+           - mountPath: /etc/kubernetes/webhooks
+             name: kube-webhooks
+             readOnly: true
         volumes:
-          - name: kube-webhooks
-            hostPath:
-              path: /etc/kubernetes/webhooks
-              type: DirectoryOrCreate
+        - hostPath:
+            path: /etc/kubernetes/webhooks
+            type: DirectoryOrCreate
+          name: kube-webhooks
 {{- end -}}
 
 {{/* (dict "server" URL ["ca" path]) -> a kubeconfig for a webhook */}}

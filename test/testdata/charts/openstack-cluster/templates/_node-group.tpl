@@ -1,12 +1,13 @@
 {{/*
 (list $ nodeGroup) -> a node group's KubeadmConfigTemplate spec as YAML. Its
 sha256 names the template, so any change to it rolls the group's machines.
-Every node gets the label <projectPrefix>/node-group=<name>.
+Every node gets the label <projectPrefix>/node-group=<name>, unless the
+group's nodeLabels set that label themselves.
 */}}
 {{- define "openstack-cluster.nodeGroup.kubeadmConfigSpec" -}}
 {{- $ctx := index . 0 -}}
 {{- $ng := index . 1 -}}
-{{- $labels := merge (dict (printf "%s/node-group" $ctx.Values.projectPrefix) $ng.name) (deepCopy ($ng.nodeLabels | default dict)) -}}
+{{- $labels := merge (deepCopy ($ng.nodeLabels | default dict)) (dict (printf "%s/node-group" $ctx.Values.projectPrefix) $ng.name) -}}
 {{- $nodeLabels := dict "joinConfiguration" (include "openstack-cluster.kubeadm.nodeRegistrationLabels" $labels | fromYaml) -}}
 {{- list
       $nodeLabels
