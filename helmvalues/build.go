@@ -109,8 +109,8 @@ func (b *builder) releaseName() {
 	switch {
 	case id == "":
 		b.p.field("cluster.stack_id", id, "the release name generated at create time (ReleaseName); it must be saved on the cluster before values are built")
-	case len(id) > maxReleaseName || !isDNSLabel(id):
-		b.p.field("cluster.stack_id", id, fmt.Sprintf("a Helm release name: lowercase letters, digits and '-', at most %d characters", maxReleaseName))
+	case len(id) > maxStackID || !isDNSLabel(id):
+		b.p.field("cluster.stack_id", id, fmt.Sprintf("a release name as ReleaseName makes it: lowercase letters, digits and '-', at most %d characters", maxStackID))
 	default:
 		b.release = id
 		put(b.values, id+"-cloud-credentials", "cloudCredentialsSecretName")

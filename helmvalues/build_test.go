@@ -175,7 +175,7 @@ func TestBuildTable(t *testing.T) {
 			[]check{failsOn("cluster_template.network_driver")}},
 		{"missing stack id", func(in *Input, cfg *Config) { in.Cluster.StackID = "" },
 			[]check{failsOn("cluster.stack_id")}},
-		{"stack id too long for helm", func(in *Input, cfg *Config) { in.Cluster.StackID = strings.Repeat("a", 54) },
+		{"stack id longer than ReleaseName makes", func(in *Input, cfg *Config) { in.Cluster.StackID = strings.Repeat("a", 44) },
 			[]check{failsOn("cluster.stack_id")}},
 		{"missing kube_version", func(in *Input, cfg *Config) { in.Image.KubeVersion = "" },
 			[]check{failsOn("image.kube_version")}},

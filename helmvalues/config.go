@@ -76,12 +76,14 @@ func validateConfig(cfg Config, p *problems) {
 	for _, name := range sortedKeys(cfg.LabelDefaults) {
 		spec, ok := labelRegistry[name]
 		switch {
+		case labelAliases[name] != "":
+			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "a deprecated label name; use "+labelAliases[name])
 		case !ok:
 			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "not a label this driver reads")
 		case spec.Scope == scopeTemplate:
 			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "this label is read from the cluster template only; set default_chart_version instead")
 		default:
-			if _, expected := spec.Type.parse(cfg.LabelDefaults[name]); expected != "" {
+			if _, expected := parseLabelValue(spec, cfg.LabelDefaults[name]); expected != "" {
 				p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "expected "+expected)
 			}
 		}

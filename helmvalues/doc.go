@@ -18,8 +18,11 @@
 // # Decisions
 //
 // Names follow the StackHPC magnum-capi-helm driver so its clusters can be
-// adopted: the release name is the cluster's stack_id, the credentials Secret
-// is "<stack_id>-cloud-credentials", and a node group keeps StackHPC's
+// adopted: the release name is the cluster's stack_id (at most 43
+// characters, as ReleaseName and StackHPC make it, so that
+// "<release>-control-plane" and the node group objects fit in 63; the chart
+// itself truncates longer addon object names), the credentials Secret is
+// "<stack_id>-cloud-credentials", and a node group keeps StackHPC's
 // sanitized name whenever that is a valid chart name and "<release>-<name>"
 // fits in 63 characters. Otherwise NodeGroupName derives a deterministic,
 // valid, short-enough name ending in a hash of the Magnum name; two node

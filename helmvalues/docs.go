@@ -18,7 +18,7 @@ var fieldDocs = []fieldDoc{
 	{"image.id (the template's image_id, resolved)", "`machineImageId`", "Required."},
 	{"image property kube_version", "`kubernetesVersion`", "Required; a leading `v` is dropped. The `kube_tag` label is not used."},
 	{"image property os_distro", "`osDistro`", "Required, lowercased; `flatcar` switches the chart to Ignition."},
-	{"cluster.keypair, else cluster_template.keypair_id", "`machineSSHKeyName`", "Plain name (see below)."},
+	{"cluster.keypair, else cluster_template.keypair_id", "`machineSSHKeyName`", "Plain name (see above)."},
 	{"cluster_template.network_driver", "`addons.cni.type`", "`calico` or `cilium`; `flannel` (Magnum's default) or empty give the chart default, Calico, with a warning; anything else is an error."},
 	{"cluster_template.external_network_id (resolved)", "`clusterNetworking.externalNetworkId`", "The driver resolves a name; an unresolved value must be a UUID."},
 	{"cluster.fixed_network, else cluster_template.fixed_network (resolved)", "`clusterNetworking.internalNetwork.networkFilter.id`", "As above."},
@@ -50,7 +50,7 @@ var notMapped = []fieldDoc{
 	{"docker_volume_size, docker_storage_driver, volume_driver", "", "containerd uses the root disk; see boot_volume_size."},
 	{"node group image_id", "", "Every machine uses the template's image, whose kube_version is the cluster's version."},
 	{"insecure_registry, registry_enabled, tls_disabled", "", "Not supported with Cluster API."},
-	{"cluster.create_timeout", "", "Not a chart value; the sidecar enforces it."},
+	{"cluster.create_timeout", "", "Not a chart value."},
 }
 
 // LabelsMarkdown renders docs/labels.md from the label registry.

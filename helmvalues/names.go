@@ -30,6 +30,11 @@ const (
 	releaseIDLen = 12
 	// maxReleaseName is Helm's limit on release names.
 	maxReleaseName = 53
+	// maxStackID is the longest release name ReleaseName (and the StackHPC
+	// driver) makes: 30 + "-" + 12. Build accepts no longer stack_id, which
+	// keeps "<release>-control-plane", "<release>-cloud-credentials" and the
+	// node group objects within 63 characters.
+	maxStackID = releaseBaseMax + 1 + releaseIDLen
 	// maxObjectName is the limit on label values and on the names the chart
 	// derives (`<release>-<node group>`).
 	maxObjectName = 63

@@ -154,10 +154,15 @@ func (b *builder) autoscale(ng NodeGroup, values map[string]any) {
 		max, maxSet = *ng.MaxNodeCount, true
 	}
 	if ng.IsDefault {
-		if v, ok := b.labels.integer("min_node_count"); ok && b.labels.given["min_node_count"] {
+		if v, ok := b.labels.integer("min_node_count"); ok {
 			min, minField = v, "labels.min_node_count"
 			if v == 0 {
-				b.p.field(minField, "0", "at least 1 while auto_scaling_enabled is on: chart "+ChartVersion+" cannot scale a node group from zero")
+				const why = "at least 1 while auto_scaling_enabled is on: chart " + ChartVersion + " cannot scale a node group from zero"
+				if b.labels.given["min_node_count"] {
+					b.p.field(minField, "0", why)
+				} else {
+					b.p.config("config.label_defaults.min_node_count", "0", "expected "+why)
+				}
 				return
 			}
 		}

@@ -55,13 +55,9 @@ func (b *builder) storageClasses() {
 	}
 
 	var usable []VolumeType
-	for i, vt := range b.in.VolumeTypes {
+	for _, vt := range b.in.VolumeTypes {
 		if msg := checkChartScalar(vt.Name); msg != "" {
 			b.warn("Cinder volume type %q gets no StorageClass: the chart writes its name unquoted, so it must be %s", vt.Name, msg)
-			continue
-		}
-		if vt.ID != "" && checkID(vt.ID) != "" {
-			b.p.field(fmt.Sprintf("volume_types[%d].id", i), vt.ID, checkID(vt.ID))
 			continue
 		}
 		usable = append(usable, vt)
