@@ -25,7 +25,9 @@ func TestValidateConfig(t *testing.T) {
 		{"mirror registry host", func(c *Config) { c.RegistryMirrors = map[string][]string{"Docker.IO": {"https://m.example.com/v2"}} }, "config.registry_mirrors"},
 		{"mirror url with a quote", func(c *Config) { c.RegistryMirrors = map[string][]string{"docker.io": {`https://m.example.com/v2"x`}} }, "config.registry_mirrors.docker.io"},
 		{"mirrored registry", func(c *Config) { c.MirroredRegistries = []string{"docker.io/library"} }, "config.mirrored_registries"},
-		{"trusted CA name", func(c *Config) { c.TrustedCAs = map[string]string{"My CA": "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n"} }, "config.trusted_cas"},
+		{"trusted CA name", func(c *Config) {
+			c.TrustedCAs = map[string]string{"My CA": "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n"}
+		}, "config.trusted_cas"},
 		{"trusted CA content", func(c *Config) { c.TrustedCAs = map[string]string{"ca": "not a certificate"} }, "config.trusted_cas.ca"},
 	}
 	for _, tt := range tests {
