@@ -29,6 +29,8 @@ type controlPlaneScope struct {
 	certificates bool
 	// waitingForWorkers: deleting, but workers still exist.
 	waitingForWorkers bool
+	// waitingFor says what KCP waits for before it can create Machines.
+	waitingFor string
 }
 
 func (r *controlPlaneReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -95,18 +97,24 @@ func (r *controlPlaneReconciler) reconcile(ctx context.Context, req ctrl.Request
 // and kubeconfig, then scales or rolls the Machines one at a time.
 func (r *controlPlaneReconciler) reconcileNormal(ctx context.Context, s *controlPlaneScope) (ctrl.Result, error) {
 	kcp, cluster := s.kcp, s.cluster
-	// KCP waits for the infrastructure and its control plane endpoint.
-	if !deref(cluster.Status.Initialization.InfrastructureProvisioned, false) || !cluster.Spec.ControlPlaneEndpoint.IsValid() {
+	// KCP adopts its machine template first thing, then waits for the
+	// infrastructure, makes the certificates, and waits for the endpoint.
+	if err := r.adoptTemplate(ctx, cluster, kcp.Spec.MachineTemplate.Spec.InfrastructureRef, kcp.Namespace); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !deref(cluster.Status.Initialization.InfrastructureProvisioned, false) {
+		s.waitingFor = "Waiting for Cluster status.infrastructureReady to be true"
 		return after(r.opts.Step), nil
 	}
 	if err := r.ensureCertificates(ctx, cluster, kcp); err != nil {
 		return ctrl.Result{}, err
 	}
 	s.certificates = true
-	if err := r.ensureKubeconfig(ctx, cluster, kcp); err != nil {
-		return ctrl.Result{}, err
+	if !cluster.Spec.ControlPlaneEndpoint.IsValid() {
+		s.waitingFor = "Waiting for Cluster spec.controlPlaneEndpoint to be set"
+		return after(r.opts.Step), nil
 	}
-	if err := r.adoptTemplate(ctx, cluster, kcp.Spec.MachineTemplate.Spec.InfrastructureRef, kcp.Namespace); err != nil {
+	if err := r.ensureKubeconfig(ctx, cluster, kcp); err != nil {
 		return ctrl.Result{}, err
 	}
 	if !r.machinesSettled(kcp, s.machines) {

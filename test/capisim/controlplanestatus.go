@@ -25,10 +25,15 @@ func (r *controlPlaneReconciler) updateStatus(s *controlPlaneScope) {
 		st.Version = st.Versions[0].Version //nolint:staticcheck // KCP still fills the deprecated field; readers use it
 	}
 
-	var ready, available, upToDate, withNode int32
+	// Every Machine with a node runs an etcd member; healthy members are
+	// those of ready Machines.
+	var ready, available, upToDate, withNode, healthyMembers int32
 	for _, m := range s.machines {
 		if condIsTrue(m.Status.Conditions, clusterv1.MachineReadyCondition) {
 			ready++
+			if m.Status.NodeRef.IsDefined() {
+				healthyMembers++
+			}
 		}
 		if condIsTrue(m.Status.Conditions, clusterv1.MachineAvailableCondition) {
 			available++
@@ -58,10 +63,16 @@ func (r *controlPlaneReconciler) updateStatus(s *controlPlaneScope) {
 	// Static pods and etcd members are healthy on a Machine once its node
 	// is ready: there is no workload cluster to inspect.
 	healthStatus, healthReason, healthMsg := metav1.ConditionTrue, controlplanev1.KubeadmControlPlaneEtcdClusterHealthyReason, ""
-	if !initialized {
+	switch {
+	case s.waitingFor != "":
+		healthStatus, healthReason, healthMsg = metav1.ConditionUnknown, controlplanev1.KubeadmControlPlaneEtcdClusterInspectionFailedReason, s.waitingFor
+	case !initialized:
 		healthStatus, healthReason, healthMsg = metav1.ConditionUnknown, controlplanev1.KubeadmControlPlaneEtcdClusterHealthUnknownReason, "Waiting for remote connection"
-	} else if agg := aggregate(machineSources(s.machines), clusterv1.MachineNodeReadyCondition, false); agg.issue || agg.unknown {
-		healthStatus, healthReason, healthMsg = metav1.ConditionUnknown, controlplanev1.KubeadmControlPlaneEtcdClusterHealthUnknownReason, agg.message
+	}
+	if initialized && s.waitingFor == "" {
+		if agg := aggregate(machineSources(s.machines), clusterv1.MachineNodeReadyCondition, false); agg.issue || agg.unknown {
+			healthStatus, healthReason, healthMsg = metav1.ConditionUnknown, controlplanev1.KubeadmControlPlaneEtcdClusterHealthUnknownReason, agg.message
+		}
 	}
 	setCond(conds, gen, controlplanev1.KubeadmControlPlaneEtcdClusterHealthyCondition, healthStatus, healthReason, healthMsg)
 	setCond(conds, gen, controlplanev1.KubeadmControlPlaneControlPlaneComponentsHealthyCondition, healthStatus, healthReason, healthMsg)
@@ -91,18 +102,17 @@ func (r *controlPlaneReconciler) updateStatus(s *controlPlaneScope) {
 			fmt.Sprintf("Deleting %d Machines", len(s.machines)))
 	}
 	setCond(conds, gen, clusterv1.PausedCondition, metav1.ConditionFalse, clusterv1.NotPausedReason, "")
-	// Available: initialized, and a majority of etcd members (one per
-	// Machine) healthy.
+	// Available: initialized, and a majority of etcd members healthy.
 	switch {
 	case kcp.DeletionTimestamp != nil:
 		setCond(conds, gen, controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionFalse, controlplanev1.KubeadmControlPlaneNotAvailableReason, "* Control plane is deleting")
 	case !initialized:
 		setCond(conds, gen, controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionFalse, controlplanev1.KubeadmControlPlaneNotAvailableReason, "Control plane not yet initialized")
-	case 2*ready > total:
+	case 2*healthyMembers > withNode:
 		setCond(conds, gen, controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionTrue, controlplanev1.KubeadmControlPlaneAvailableReason, "")
 	default:
 		setCond(conds, gen, controlplanev1.KubeadmControlPlaneAvailableCondition, metav1.ConditionFalse, controlplanev1.KubeadmControlPlaneNotAvailableReason,
-			fmt.Sprintf("* %d of %d etcd members are healthy, at least %d required for etcd quorum", ready, total, total/2+1))
+			fmt.Sprintf("* %d of %d etcd members are healthy, at least %d required for etcd quorum", healthyMembers, withNode, withNode/2+1))
 	}
 
 	r.updateV1Beta1Status(s, ready, upToDate, total, desired, initialized)

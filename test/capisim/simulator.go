@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -92,6 +93,9 @@ func New(mgr manager.Manager, opts Options) (*Simulator, error) {
 func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Simulator, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(AddToScheme(scheme))
+	// Client-go and controller-runtime log through controller-runtime's
+	// global logger, which must be set once per process.
+	setGlobalLogger.Do(func() { ctrllog.SetLogger(loggerFor(opts.Logger)) })
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                 scheme,
 		Logger:                 loggerFor(opts.Logger),
@@ -143,6 +147,8 @@ func (s *Simulator) SetRules(rules ...Rule) { s.faults.setGoRules(rules) }
 func (s *Simulator) faultsFor(cluster *clusterv1.Cluster) Faults {
 	return s.faults.faultsFor(cluster.Namespace, cluster.Name, cluster.Annotations)
 }
+
+var setGlobalLogger sync.Once
 
 func loggerFor(l *slog.Logger) logr.Logger {
 	if l == nil {
