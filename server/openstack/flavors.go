@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
@@ -116,5 +117,5 @@ func findFlavor(ctx context.Context, nova *gophercloud.ServiceClient, ref string
 	for i, f := range found {
 		ids[i] = f.ID
 	}
-	return nil, &flavorProblem{fmt.Sprintf("%d flavors have this name (%v); use the id", len(found), ids)}
+	return nil, &flavorProblem{fmt.Sprintf("%d flavors have this name (%s); use the id", len(found), strings.Join(ids, ", "))}
 }
