@@ -1,0 +1,80 @@
+// Command testbed runs the test stack (test/harness) until interrupted: a
+// real kube-apiserver and etcd with the Cluster API CRDs and conversion, the
+// CAPI simulator, a chart repository, a real Keystone and OpenStack API
+// doubles. `make testbed` runs it for people; the Python tests and
+// `make demo` run it as a subprocess and read the JSON it writes.
+//
+//	testbed [-step 200ms] [-info FILE] [-socket PATH -sidecar-config FILE]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/magnum-capi/magnum-capi/test/harness"
+)
+
+func main() {
+	step := flag.Duration("step", 200*time.Millisecond, "the CAPI simulator's delay between two steps of one object")
+	infoFile := flag.String("info", "", "write the stack's connection details here as JSON (default: print them)")
+	socket := flag.String("socket", "", "the unix socket a sidecar should listen on (for -sidecar-config)")
+	sidecarConfig := flag.String("sidecar-config", "", "write a magnum-capi configuration for this stack here")
+	dir := flag.String("dir", "", "keep the stack's files here (default: a temporary directory)")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *step, *infoFile, *socket, *sidecarConfig, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "testbed:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, step time.Duration, infoFile, socket, sidecarConfig, dir string) error {
+	start := time.Now()
+	startCtx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+	h, err := harness.Start(startCtx, harness.Options{Step: step, Dir: dir})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := h.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "testbed: stopping:", err)
+		}
+	}()
+	if sidecarConfig != "" {
+		if socket == "" {
+			socket = h.Info.Dir + "/magnum-capi.sock"
+		}
+		if err := os.WriteFile(sidecarConfig, []byte(h.SidecarConfig(socket)), 0o600); err != nil {
+			return err
+		}
+	}
+	info, err := json.MarshalIndent(h.Info, "", "  ")
+	if err != nil {
+		return err
+	}
+	if infoFile != "" {
+		// Written last and renamed into place: a reader polling for the file
+		// sees it only once everything is up.
+		if err := os.WriteFile(infoFile+".tmp", info, 0o600); err != nil {
+			return err
+		}
+		if err := os.Rename(infoFile+".tmp", infoFile); err != nil {
+			return err
+		}
+	} else {
+		fmt.Println(string(info))
+	}
+	fmt.Fprintf(os.Stderr, "testbed: up in %s\n  kubectl --kubeconfig %s get clusters -A\n  Ctrl-C to stop\n",
+		time.Since(start).Round(100*time.Millisecond), h.Info.Kubeconfig)
+	<-ctx.Done()
+	return nil
+}
