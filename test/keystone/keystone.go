@@ -9,6 +9,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 )
 
 // Options tune Start; the zero value is fine.
@@ -28,6 +29,8 @@ type Keystone struct {
 	Dir string
 	// StartDuration is how long Start took, for the record.
 	StartDuration time.Duration
+	// AdminUserID and AdminProjectID identify the bootstrap admin.
+	AdminUserID, AdminProjectID string
 
 	layout  layout
 	proc    *uwsgiProcess
@@ -72,6 +75,14 @@ func Start(ctx context.Context, opts Options) (*Keystone, error) {
 	if k.admin, err = k.passwordClient(ctx, AdminUser, AdminPassword, AdminProject); err != nil {
 		k.Stop()
 		return nil, fmt.Errorf("keystone: admin login: %w%s", err, logTail(k.layout.keystoneLog()))
+	}
+	if res, ok := k.admin.ProviderClient.GetAuthResult().(tokens.CreateResult); ok {
+		if u, err := res.ExtractUser(); err == nil {
+			k.AdminUserID = u.ID
+		}
+		if p, err := res.ExtractProject(); err == nil && p != nil {
+			k.AdminProjectID = p.ID
+		}
 	}
 	if err := k.RegisterEndpoint(ctx, "identity", "keystone", k.AuthURL); err != nil {
 		k.Stop()

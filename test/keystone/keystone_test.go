@@ -248,3 +248,10 @@ func TestStopEndsUwsgiAndRemovesDir(t *testing.T) {
 		t.Fatalf("second Stop: %v", err)
 	}
 }
+
+func TestAdminIdentityIsKnown(t *testing.T) {
+	k := shared.Get(t)
+	if k.AdminUserID == "" || k.AdminProjectID == "" {
+		t.Fatalf("admin user %q project %q", k.AdminUserID, k.AdminProjectID)
+	}
+}
