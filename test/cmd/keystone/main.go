@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -39,13 +40,13 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *dir, *keep, *withFake); err != nil {
+	if err := run(ctx, os.Stdout, *dir, *keep, *withFake); err != nil {
 		fmt.Fprintln(os.Stderr, "keystone:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir string, keep, withFake bool) error {
+func run(ctx context.Context, stdout io.Writer, dir string, keep, withFake bool) error {
 	startCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	k, err := keystone.Start(startCtx, keystone.Options{Dir: dir, KeepDir: keep})
@@ -67,7 +68,7 @@ func run(ctx context.Context, dir string, keep, withFake bool) error {
 		out.Fake = seedFake(fake, out)
 	}
 	out.StartSeconds = k.StartDuration.Seconds()
-	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+	if err := json.NewEncoder(stdout).Encode(out); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "keystone: serving %s (started in %s); stop with SIGINT or SIGTERM\n", k.AuthURL, k.StartDuration.Round(time.Millisecond))
