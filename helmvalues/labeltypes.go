@@ -177,7 +177,7 @@ func listType(sep string, elem valueType) valueType {
 
 // Element and string types used by the registry.
 var (
-	chartNameType = stringType("name (a plain string, see below)", func(s string) string { return checkChartScalar(s) })
+	chartNameType = stringType("plain name", func(s string) string { return checkChartScalar(s) })
 	idType        = stringType("OpenStack id (UUID)", checkID)
 
 	octaviaProviderType = patternType("Octavia provider name (lowercase letters, digits, '-', '_')",
