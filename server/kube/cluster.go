@@ -50,6 +50,9 @@ func Connect(name string, cfg *rest.Config) (*Cluster, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "magnum-capi"
 	}
+	// The chart writes CAPI objects as v1beta1 on purpose (that is what it
+	// ships); the API server's deprecation warning on every write is noise.
+	cfg.WarningHandler = rest.NoWarnings{}
 	scheme := NewScheme()
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Options tune a test bed. The zero value is a complete management cluster.
@@ -56,8 +58,14 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// controller-runtime complains, with a stack trace, unless a logger is set.
+	ctrllog.SetLogger(logr.Discard())
 	e := &Env{Scheme: NewScheme(), Dir: opts.Dir}
-	if e.Dir == "" {
+	if e.Dir != "" {
+		if err := os.MkdirAll(e.Dir, 0o700); err != nil {
+			return nil, err
+		}
+	} else {
 		if e.Dir, err = os.MkdirTemp("", "magnum-capi-testbed-"); err != nil {
 			return nil, err
 		}
