@@ -161,6 +161,19 @@ func (r *clusterReconciler) reconcileNormal(ctx context.Context, s *clusterScope
 	} else if s.infraNotFound {
 		res = after(r.opts.Step)
 	}
+	// The MachineHealthCheck controller makes the Cluster the owner of its
+	// health checks; they go with it.
+	mhcs := &clusterv1.MachineHealthCheckList{}
+	if err := r.client.List(ctx, mhcs, client.InNamespace(c.Namespace)); err != nil {
+		return ctrl.Result{}, err
+	}
+	for i := range mhcs.Items {
+		if mhcs.Items[i].Spec.ClusterName == c.Name {
+			if err := r.adopt(ctx, c, &mhcs.Items[i]); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
 	if s.kcp != nil {
 		if err := r.adopt(ctx, c, s.kcp); err != nil {
 			return ctrl.Result{}, err

@@ -149,16 +149,14 @@ func (r *machineReconciler) machineOutdated(ctx context.Context, m *clusterv1.Ma
 // reports, and registers its node.
 func (r *machineReconciler) reconcileNormal(ctx context.Context, s *machineScope) (ctrl.Result, error) {
 	m := s.machine
-	for _, obj := range []client.Object{s.bootstrap, s.infra} {
-		if obj == nil || isNilObject(obj) {
-			continue
-		}
-		if err := r.adoptByMachine(ctx, m, obj); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
 	if s.bootstrap == nil || s.infra == nil {
 		return after(r.opts.Step), nil
+	}
+	if err := r.adoptByMachine(ctx, m, s.bootstrap); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.adoptByMachine(ctx, m, s.infra); err != nil {
+		return ctrl.Result{}, err
 	}
 	if !deref(s.bootstrap.Status.Initialization.DataSecretCreated, false) {
 		if !r.mayBootstrap(ctx, s) {
@@ -202,17 +200,6 @@ func (r *machineReconciler) reconcileNormal(ctx context.Context, s *machineScope
 		m.Status.NodeInfo = nodeInfo(m)
 	}
 	return ctrl.Result{}, nil
-}
-
-// isNilObject guards against typed nil pointers in an interface.
-func isNilObject(obj client.Object) bool {
-	switch o := obj.(type) {
-	case *bootstrapv1.KubeadmConfig:
-		return o == nil
-	case *unstructured.Unstructured:
-		return o == nil
-	}
-	return false
 }
 
 // adoptByMachine makes the Machine the controller of its infrastructure

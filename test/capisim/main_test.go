@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/magnum-capi/magnum-capi/test/capisim"
 	"github.com/magnum-capi/magnum-capi/test/testbed"
@@ -42,6 +44,14 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
+	var logger *slog.Logger
+	if os.Getenv("CAPISIM_LOG") != "" {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		ctrllog.SetLogger(logr.FromSlogHandler(logger.Handler()))
+	} else {
+		// Quiet controller-runtime's complaint about a missing logger.
+		ctrllog.SetLogger(logr.Discard())
+	}
 	var err error
 	if env, err = testbed.Start(ctx, testbed.Options{}); err != nil {
 		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
@@ -52,10 +62,6 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
 		}
 	}()
-	var logger *slog.Logger
-	if os.Getenv("CAPISIM_LOG") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
 	if sim, err = capisim.Start(context.Background(), env.Config, capisim.Options{Step: step, Logger: logger}); err != nil {
 		fmt.Fprintln(os.Stderr, "starting the simulator:", err)
 		return 1

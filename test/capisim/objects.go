@@ -111,8 +111,8 @@ func (s *Simulator) getCluster(ctx context.Context, namespace, name string) (*cl
 	return c, nil
 }
 
-// ownerRefTo is a non-controller owner reference to a Cluster, as CAPI sets
-// on the objects it adopts.
+// ownerRefTo is an owner reference to obj (of kind gvk); a controller
+// reference, which also blocks the owner's deletion, when controller is set.
 func ownerRefTo(obj client.Object, gvk schema.GroupVersionKind, controller bool) metav1.OwnerReference {
 	ref := metav1.OwnerReference{
 		APIVersion: gvk.GroupVersion().String(),
