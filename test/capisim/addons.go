@@ -66,6 +66,15 @@ func (r *addonReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		_ = unstructured.SetNestedField(addon.Object, phasePending, "status", "phase")
 		return after(r.opts.Step), r.patchStatus(ctx, addon, original)
 	}
+	desired, err := handledConfiguration(addon)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	// The operator acts on changes to its addons, not to their Clusters:
+	// an addon whose spec was handled has nothing left to do.
+	if addon.GetAnnotations()[annotationLastHandled] == desired && (phase == phaseDeployed || phase == phaseFailed) {
+		return ctrl.Result{}, nil
+	}
 	// The operator needs the Cluster and its infrastructure cluster; until
 	// they exist it retries (kopf TemporaryError).
 	if cluster == nil || !cluster.Spec.InfrastructureRef.IsDefined() {
@@ -95,7 +104,15 @@ func (r *addonReconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		}
 		return ctrl.Result{}, err
 	}
-	return r.installOrUpgrade(ctx, addon, cluster, phase)
+	return r.installOrUpgrade(ctx, addon, cluster, phase, desired)
+}
+
+// handledConfiguration is what kopf records as the last handled
+// configuration of an addon: its spec, as JSON.
+func handledConfiguration(addon *unstructured.Unstructured) (string, error) {
+	spec, _, _ := unstructured.NestedMap(addon.Object, "spec")
+	b, err := json.Marshal(map[string]any{"spec": spec})
+	return string(b), err
 }
 
 // clusterReadyFor is the operator's gate: bootstrap addons wait for the
@@ -216,17 +233,7 @@ func nestedString(u *unstructured.Unstructured, fields ...string) string {
 // installOrUpgrade moves the addon through Installing or Upgrading to
 // Deployed (or Failed, with the addon-failure fault), one step each, when
 // its spec differs from the one last handled.
-func (r *addonReconciler) installOrUpgrade(ctx context.Context, addon *unstructured.Unstructured, cluster *clusterv1.Cluster, phase string) (ctrl.Result, error) {
-	spec, _, _ := unstructured.NestedMap(addon.Object, "spec")
-	desiredJSON, err := json.Marshal(map[string]any{"spec": spec})
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	desired := string(desiredJSON)
-	handled := addon.GetAnnotations()[annotationLastHandled] == desired
-	if handled && (phase == phaseDeployed || phase == phaseFailed) {
-		return ctrl.Result{}, nil
-	}
+func (r *addonReconciler) installOrUpgrade(ctx context.Context, addon *unstructured.Unstructured, cluster *clusterv1.Cluster, phase, desired string) (ctrl.Result, error) {
 	if d := r.pace.wait(addon.GetUID(), "release"); d > 0 {
 		return after(d), nil
 	}
@@ -239,7 +246,9 @@ func (r *addonReconciler) installOrUpgrade(ctx context.Context, addon *unstructu
 			next = phaseUpgrading
 		}
 		_ = unstructured.SetNestedField(addon.Object, next, "status", "phase")
-		_ = unstructured.SetNestedField(addon.Object, "", "status", "failureMessage")
+		// The operator writes its status without defaults: no message
+		// unless Failed.
+		unstructured.RemoveNestedField(addon.Object, "status", "failureMessage")
 		return after(r.opts.Step), r.patchStatus(ctx, addon, original)
 	}
 	if fails, msg := r.faultsFor(cluster).addonFails(addon.GetName()); fails {
@@ -251,14 +260,13 @@ func (r *addonReconciler) installOrUpgrade(ctx context.Context, addon *unstructu
 		_ = unstructured.SetNestedField(addon.Object, msg, "status", "failureMessage")
 	} else {
 		_ = unstructured.SetNestedField(addon.Object, phaseDeployed, "status", "phase")
-		_ = unstructured.SetNestedField(addon.Object, "", "status", "failureMessage")
+		unstructured.RemoveNestedField(addon.Object, "status", "failureMessage")
 		_ = unstructured.SetNestedField(addon.Object, revision+1, "status", "revision")
-		_ = unstructured.SetNestedSlice(addon.Object, []any{}, "status", "resources")
 	}
 	if err := r.patchStatus(ctx, addon, original); err != nil {
 		return ctrl.Result{}, err
 	}
-	_, err = r.ensureMeta(ctx, addon, func() bool {
+	_, err := r.ensureMeta(ctx, addon, func() bool {
 		annotations := addon.GetAnnotations()
 		if annotations == nil {
 			annotations = map[string]string{}

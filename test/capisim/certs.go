@@ -99,6 +99,17 @@ func equalOwnerRefs(a, b []metav1.OwnerReference) bool {
 // pointing at the control plane endpoint, signed by the cluster CA, owned
 // by the control plane, with CAPI's own kubeconfig code.
 func (s *Simulator) ensureKubeconfig(ctx context.Context, cluster *clusterv1.Cluster, kcp *controlplanev1.KubeadmControlPlane) error {
+	if _, done := s.kubeconfigDone.Load(kcp.UID); done {
+		return nil
+	}
+	if err := s.createKubeconfig(ctx, cluster, kcp); err != nil {
+		return err
+	}
+	s.kubeconfigDone.Store(kcp.UID, true)
+	return nil
+}
+
+func (s *Simulator) createKubeconfig(ctx context.Context, cluster *clusterv1.Cluster, kcp *controlplanev1.KubeadmControlPlane) error {
 	sec := &corev1.Secret{}
 	err := s.direct.Get(ctx, types.NamespacedName{Namespace: cluster.Namespace, Name: secret.Name(cluster.Name, secret.Kubeconfig)}, sec)
 	switch {

@@ -294,5 +294,6 @@ func (r *controlPlaneReconciler) reconcileDelete(ctx context.Context, s *control
 	r.pace.forget(kcp.UID)
 	r.expect.forget(kcp.UID)
 	r.certsDone.Delete(kcp.UID)
+	r.kubeconfigDone.Delete(kcp.UID)
 	return ctrl.Result{}, r.removeFinalizer(ctx, kcp, controlplanev1.KubeadmControlPlaneFinalizer)
 }

@@ -64,7 +64,7 @@ func newRelease(name, namespace string) release {
 }
 
 // render returns the release's objects, in the order Helm installs them.
-func (r release) render(t *testing.T) []*unstructured.Unstructured {
+func (r release) render(t testing.TB) []*unstructured.Unstructured {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "release.yaml.tmpl"))
 	if err != nil {
@@ -100,7 +100,7 @@ func (r release) render(t *testing.T) []*unstructured.Unstructured {
 }
 
 // install creates the release's objects, as helm install does.
-func (r release) install(t *testing.T) {
+func (r release) install(t testing.TB) {
 	t.Helper()
 	for _, o := range r.render(t) {
 		if err := env.Client.Create(context.Background(), o); err != nil {
@@ -112,7 +112,7 @@ func (r release) install(t *testing.T) {
 // upgrade applies the release's objects over what exists, as helm upgrade
 // does: new objects are created, existing ones patched, and objects of
 // prev that the release no longer renders are deleted unless kept.
-func (r release) upgrade(t *testing.T, prev release) {
+func (r release) upgrade(t testing.TB, prev release) {
 	t.Helper()
 	ctx := context.Background()
 	want := map[string]bool{}
@@ -152,7 +152,7 @@ func (r release) upgrade(t *testing.T, prev release) {
 }
 
 // uninstall deletes the release's objects except those Helm keeps.
-func (r release) uninstall(t *testing.T) {
+func (r release) uninstall(t testing.TB) {
 	t.Helper()
 	for _, o := range r.render(t) {
 		if o.GetAnnotations()["helm.sh/resource-policy"] == "keep" {
@@ -169,7 +169,7 @@ func objectKey(o *unstructured.Unstructured) string {
 }
 
 // newNamespace creates a namespace named after the test.
-func newNamespace(t *testing.T) string {
+func newNamespace(t testing.TB) string {
 	t.Helper()
 	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 	if len(name) > 40 {
@@ -184,7 +184,7 @@ func newNamespace(t *testing.T) string {
 
 // eventually polls check until it returns nil, failing the test with its
 // last error after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, check func() error) {
+func eventually(t testing.TB, timeout time.Duration, what string, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var err error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -310,7 +311,7 @@ func infraAddresses(osm *unstructured.Unstructured) clusterv1.MachineAddresses {
 // nodeInfo is what the kubelet of a Machine's node reports.
 func nodeInfo(m *clusterv1.Machine) *corev1.NodeSystemInfo {
 	return &corev1.NodeSystemInfo{
-		MachineID:               shortHash("machine-id", string(m.UID)) + shortHash("machine-id-2", string(m.UID)),
+		MachineID:               strings.ReplaceAll(fakeUUID("machine-id", string(m.UID)), "-", ""),
 		SystemUUID:              fakeUUID("system-uuid", string(m.UID)),
 		BootID:                  fakeUUID("boot-id", string(m.UID)),
 		KernelVersion:           "6.8.0-60-generic",

@@ -21,7 +21,7 @@ func manyClusters(def int) int {
 
 // lifecycle installs releases side by side, waits for all to be ready,
 // uninstalls them and waits for all to be gone.
-func lifecycle(t *testing.T, ns string, n int) {
+func lifecycle(t testing.TB, ns string, n int) {
 	ctx := context.Background()
 	releases := make([]release, n)
 	for i := range releases {
@@ -63,4 +63,14 @@ func lifecycle(t *testing.T, ns string, n int) {
 func TestManyClustersAtOnce(t *testing.T) {
 	t.Parallel()
 	lifecycle(t, newNamespace(t), manyClusters(6))
+}
+
+// BenchmarkReleasesSideBySide measures one round of manyClusters releases
+// installed side by side, all ready, all uninstalled and gone.
+func BenchmarkReleasesSideBySide(b *testing.B) {
+	n := manyClusters(10)
+	for b.Loop() {
+		lifecycle(b, newNamespace(b), n)
+	}
+	b.ReportMetric(float64(n), "clusters/op")
 }

@@ -40,9 +40,10 @@ type Simulator struct {
 	faults faultBook
 	ips    *ipAllocator
 
-	// certsDone remembers the control planes whose CA Secrets exist, to
-	// avoid looking them up on every reconcile.
-	certsDone sync.Map
+	// certsDone and kubeconfigDone remember the control planes whose CA
+	// and kubeconfig Secrets exist, so that Secrets, which the simulator
+	// does not cache, are not read on every reconcile.
+	certsDone, kubeconfigDone sync.Map
 
 	stop func() error
 }
