@@ -5,7 +5,9 @@
 // of the openstack-cluster chart goes from created to ready to deleted
 // without OpenStack and without workload clusters.
 //
-// It is test-only code; the product never imports it.
+// It is test-only code; the product never imports it. Run it in a test with
+// Start (its own manager) or New (the caller's manager), or out of process
+// with the capisim command (test/capisim/cmd/capisim -kubeconfig ...).
 //
 // # What it does
 //
@@ -44,6 +46,20 @@
 //     what Kubernetes' garbage collector would delete afterwards (templates,
 //     addons, health checks and Secrets owned by the Cluster or the control
 //     plane), since the test bed runs no garbage collector.
+//
+// The simulator reads and writes the CAPI kinds at their storage version,
+// v1beta2, and fills their deprecated v1beta1 status too, so that readers of
+// the v1beta1 API (through CAPI's conversion) see what they would see with
+// the real controllers. It marks the Machines (and MachineSets) it makes with annotations
+// of its own, capisim.magnum-capi.io/replacement (made by a rollout) and
+// capisim.magnum-capi.io/kubeadm-config-hash (which kubeadm configuration a
+// control-plane Machine was made from); nothing should read them.
+//
+// What it simplifies: there is no workload cluster, so nodes, etcd members
+// and static pods are healthy as soon as a Machine's node exists; CAPI's
+// Random deletion order picks the newest Machine; certificates it generates
+// use ECDSA P-256 keys unless the KubeadmControlPlane asks otherwise; no
+// MachineHealthCheck remediation, autoscaler, bastion or ClusterClass.
 //
 // # Failure injection
 //

@@ -18,15 +18,15 @@ import (
 
 // rolloutObservations are what polling saw while a rollout ran.
 type rolloutObservations struct {
-	kcpRollingOut, kcpLagging, mdRollingOut, clusterRollingOut, workersBlocked bool
-	maxControlPlane, minWorkers                                                int
+	kcpRollingOut, mdRollingOut, clusterRollingOut, workersBlocked bool
+	maxControlPlane, minWorkers                                    int
 }
 
 func (o rolloutObservations) String() string {
 	return fmt.Sprintf("%+v", struct {
-		KCPRollingOut, KCPLagging, MDRollingOut, ClusterRollingOut, WorkersBlocked bool
-		MaxControlPlane, MinWorkers                                                int
-	}{o.kcpRollingOut, o.kcpLagging, o.mdRollingOut, o.clusterRollingOut, o.workersBlocked, o.maxControlPlane, o.minWorkers})
+		KCPRollingOut, MDRollingOut, ClusterRollingOut, WorkersBlocked bool
+		MaxControlPlane, MinWorkers                                    int
+	}{o.kcpRollingOut, o.mdRollingOut, o.clusterRollingOut, o.workersBlocked, o.maxControlPlane, o.minWorkers})
 }
 
 // observeRollout polls the release until done returns nil, noting what the
@@ -40,9 +40,6 @@ func observeRollout(ctx context.Context, t *testing.T, r release, done func() er
 	for {
 		kcp := &controlplanev1.KubeadmControlPlane{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: r.Name + "-control-plane"}, kcp); err == nil {
-			if kcp.Status.ObservedGeneration < kcp.Generation {
-				o.kcpLagging = true
-			}
 			if c := meta.FindStatusCondition(kcp.Status.Conditions, "RollingOut"); c != nil && c.Status == "True" &&
 				kcp.Status.ObservedGeneration == kcp.Generation && i32(kcp.Status.UpToDateReplicas) < i32(kcp.Status.Replicas) {
 				o.kcpRollingOut = true

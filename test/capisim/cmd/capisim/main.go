@@ -30,11 +30,16 @@ func main() {
 }
 
 func run() error {
-	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the management cluster")
-	step := flag.Duration("step", 0, "delay between two simulated steps of an object (default 200ms)")
-	workers := flag.Int("workers", 0, "concurrent reconciles per kind (default 8)")
-	verbose := flag.Bool("v", false, "log what the controllers do")
-	flag.Parse()
+	// An own flag set: controller-runtime registers -kubeconfig on the
+	// global one.
+	flags := flag.NewFlagSet("capisim", flag.ContinueOnError)
+	kubeconfig := flags.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the management cluster")
+	step := flags.Duration("step", 0, "delay between two simulated steps of an object (default 200ms)")
+	workers := flags.Int("workers", 0, "concurrent reconciles per kind (default 8)")
+	verbose := flags.Bool("v", false, "log what the controllers do")
+	if err := flags.Parse(os.Args[1:]); err != nil {
+		return err
+	}
 	if *kubeconfig == "" {
 		return fmt.Errorf("-kubeconfig (or KUBECONFIG) is required")
 	}
