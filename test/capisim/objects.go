@@ -215,8 +215,15 @@ func (s *Simulator) deleteIfPresent(ctx context.Context, obj client.Object) erro
 // settle turns the errors that only mean "the cache is behind" (a conflict
 // on an optimistic lock, an object gone meanwhile) into a quiet retry.
 func (s *Simulator) settle(res reconcile.Result, err error) (reconcile.Result, error) {
-	if err != nil && (apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err)) {
+	switch {
+	case err == nil:
+		return res, nil
+	case apierrors.IsConflict(err):
 		return reconcile.Result{RequeueAfter: s.opts.Step / 4}, nil
+	case apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err):
+		// E.g. a machine template not created yet: retry at the pace of
+		// the simulation, not in a tight loop.
+		return reconcile.Result{RequeueAfter: s.opts.Step}, nil
 	}
 	return res, err
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -93,7 +92,9 @@ func New(mgr manager.Manager, opts Options) (*Simulator, error) {
 // Stop is called.
 func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Simulator, error) {
 	scheme := runtime.NewScheme()
-	utilruntime.Must(AddToScheme(scheme))
+	if err := AddToScheme(scheme); err != nil {
+		return nil, fmt.Errorf("registering Cluster API types: %w", err)
+	}
 	// Client-go and controller-runtime log through controller-runtime's
 	// global logger, which must be set once per process.
 	setGlobalLogger.Do(func() { ctrllog.SetLogger(loggerFor(opts.Logger)) })
