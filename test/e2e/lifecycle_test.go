@@ -33,6 +33,17 @@ func TestLifecycle(t *testing.T) {
 	c.spec.Cluster.StackId = stackID
 	ns := "magnum-" + strings.ReplaceAll(strings.ToLower(stack.Info.Project.ID), "-", "")
 
+	// Right after create nothing is provisioned yet: the status must say so.
+	ctx, cancel = callCtx()
+	first, err := driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+	cancel()
+	if err != nil {
+		t.Fatalf("GetClusterStatus: %v", err)
+	}
+	if got := first.GetStatus().GetStatus(); got != "CREATE_IN_PROGRESS" || first.GetStatus().GetStatusReason() == "" {
+		t.Errorf("status right after create = %s (%q), want CREATE_IN_PROGRESS with a reason", got, first.GetStatus().GetStatusReason())
+	}
+
 	// Create is idempotent: a retry (the shim's, after a lost answer) names
 	// the same release and changes nothing.
 	ctx, cancel = callCtx()

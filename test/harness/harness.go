@@ -57,14 +57,16 @@ func Start(ctx context.Context, opts Options) (_ *Harness, err error) {
 	if h.Env, err = testbed.Start(ctx, testbed.Options{Dir: filepath.Join(h.Info.Dir, "testbed"), Out: opts.Out}); err != nil {
 		return nil, err
 	}
-	if h.Sim, err = capisim.Start(ctx, h.Env.Config, capisim.Options{Step: opts.Step}); err != nil {
+	// ctx bounds starting, not running: the simulator and Keystone live
+	// until Stop.
+	if h.Sim, err = capisim.Start(context.WithoutCancel(ctx), h.Env.Config, capisim.Options{Step: opts.Step}); err != nil {
 		return nil, fmt.Errorf("starting the CAPI simulator: %w", err)
 	}
 	if h.Charts, err = chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: TestCharts()}); err != nil {
 		return nil, fmt.Errorf("starting the chart repository: %w", err)
 	}
 	h.OpenStack = openstackfake.New()
-	if h.Keystone, err = keystone.Start(ctx, keystone.Options{Dir: filepath.Join(h.Info.Dir, "keystone")}); err != nil {
+	if h.Keystone, err = keystone.Start(context.WithoutCancel(ctx), keystone.Options{Dir: filepath.Join(h.Info.Dir, "keystone")}); err != nil {
 		return nil, fmt.Errorf("starting Keystone: %w", err)
 	}
 	if err = h.populate(ctx); err != nil {
