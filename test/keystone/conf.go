@@ -16,6 +16,7 @@ func (l layout) credentialKeys() string { return filepath.Join(l.dir, "credentia
 func (l layout) logDir() string         { return filepath.Join(l.dir, "log") }
 func (l layout) keystoneLog() string    { return filepath.Join(l.logDir(), "keystone.log") }
 func (l layout) uwsgiLog() string       { return filepath.Join(l.logDir(), "uwsgi.log") }
+func (l layout) uwsgiStderr() string    { return filepath.Join(l.logDir(), "uwsgi-stderr.log") }
 
 // writeConf writes keystone.conf for the directory. Without a cache Keystone
 // issues about 200 SQLite queries to validate one token (0.5 s a request on

@@ -16,6 +16,7 @@ const (
 	keystoneWSGI   = "/usr/bin/keystone-wsgi-public"
 	uwsgiBinary    = "/usr/bin/uwsgi"
 	uwsgiPython3   = "/usr/lib/uwsgi/plugins/python3_plugin.so"
+	uwsgiHTTP      = "/usr/lib/uwsgi/plugins/http_plugin.so" // uwsgi-core
 	python3        = "/usr/bin/python3"
 	eggInfoGlob    = "/usr/lib/python3/dist-packages/keystone-*.egg-info"
 )
@@ -26,7 +27,7 @@ var ErrMissingPackages = errors.New("keystone: Debian packages missing: run hack
 
 // checkDeps fails with ErrMissingPackages naming every missing file.
 func checkDeps() error {
-	err := checkFiles(keystoneManage, keystoneWSGI, uwsgiBinary, uwsgiPython3, python3)
+	err := checkFiles(keystoneManage, keystoneWSGI, uwsgiBinary, uwsgiPython3, uwsgiHTTP, python3)
 	if _, verr := keystoneVersion(); verr != nil {
 		err = errors.Join(err, fmt.Errorf("%w; not found: %s", ErrMissingPackages, eggInfoGlob))
 	}

@@ -29,6 +29,12 @@
 //   - the user id in /v3/users/{user_id}/application_credentials/{id} is only
 //     the policy target: Zed looks the credential up by id alone.
 //
+// uwsgi serves through its HTTP router (keep-alive) to one worker with one
+// thread: with several threads, oslo.concurrency's locks (eventlet is
+// installed but not monkey-patched) fail across threads under concurrent
+// requests and Keystone hangs. Requests take about 15 ms with the in-process
+// cache, so one thread is plenty for tests.
+//
 // Nothing here is meant for production: passwords are fixed and bcrypt runs
 // with 4 rounds so that password authentication is fast.
 package keystone

@@ -73,8 +73,7 @@ func Start(ctx context.Context, opts Options) (*Keystone, error) {
 	}
 	k.AuthURL = fmt.Sprintf("http://127.0.0.1:%d/v3", k.proc.port)
 	if k.admin, err = k.passwordClient(ctx, AdminUser, AdminPassword, AdminProject); err != nil {
-		k.Stop()
-		return nil, fmt.Errorf("keystone: admin login: %w%s", err, logTail(k.layout.keystoneLog()))
+		return nil, k.fail(fmt.Errorf("keystone: admin login: %w", err))
 	}
 	if res, ok := k.admin.ProviderClient.GetAuthResult().(tokens.CreateResult); ok {
 		if u, err := res.ExtractUser(); err == nil {
@@ -85,8 +84,7 @@ func Start(ctx context.Context, opts Options) (*Keystone, error) {
 		}
 	}
 	if err := k.RegisterEndpoint(ctx, "identity", "keystone", k.AuthURL); err != nil {
-		k.Stop()
-		return nil, err
+		return nil, k.fail(err)
 	}
 	k.StartDuration = time.Since(begin)
 	return k, nil
@@ -103,6 +101,14 @@ func (k *Keystone) Stop() error {
 	return err
 }
 
+// fail stops a Keystone that started but does not work, and returns err
+// with the logs read before the state directory goes.
+func (k *Keystone) fail(err error) error {
+	logs := k.Logs()
+	k.Stop()
+	return fmt.Errorf("%w%s", err, logs)
+}
+
 func (k *Keystone) cleanup() {
 	if k.ownDir && !k.keepDir {
 		os.RemoveAll(k.Dir)
@@ -111,7 +117,7 @@ func (k *Keystone) cleanup() {
 
 // Logs returns the tails of the uwsgi and Keystone logs, for a failing test.
 func (k *Keystone) Logs() string {
-	return logTail(k.layout.uwsgiLog()) + logTail(k.layout.keystoneLog())
+	return logTail(k.layout.uwsgiStderr()) + logTail(k.layout.uwsgiLog()) + logTail(k.layout.keystoneLog())
 }
 
 // Admin is an identity v3 client authenticated as the bootstrap admin

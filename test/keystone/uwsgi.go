@@ -50,22 +50,37 @@ func serve(ctx context.Context, l layout) (*uwsgiProcess, error) {
 			break
 		}
 	}
-	return nil, fmt.Errorf("%w%s%s", lastErr, logTail(l.uwsgiLog()), logTail(l.keystoneLog()))
+	return nil, fmt.Errorf("%w%s%s%s", lastErr, logTail(l.uwsgiStderr()), logTail(l.uwsgiLog()), logTail(l.keystoneLog()))
 }
 
 func startUwsgi(l layout, port int) (*uwsgiProcess, error) {
 	cmd := exec.Command(uwsgiBinary,
-		"--plugin", "python3",
-		"--http11-socket", "127.0.0.1:"+strconv.Itoa(port), // keep-alive, as Apache/mod_wsgi in front of a real Keystone
+		"--plugin", "python3,http",
+		// uwsgi's HTTP router owns the client connections (keep-alive, as
+		// Apache in front of a real Keystone) and hands one request at a
+		// time to the single worker thread. Keystone must not run requests
+		// on several threads here: oslo.concurrency finds eventlet
+		// installed (not monkey-patched) and its locks then fail across
+		// threads ("greenlet.error: cannot switch to a different thread"),
+		// after which every request hangs.
+		"--http", "127.0.0.1:"+strconv.Itoa(port),
+		"--http-keepalive",
 		"--wsgi-file", keystoneWSGI,
-		"--master", "--processes", "1", "--threads", "4",
+		"--master", "--processes", "1", "--threads", "1",
 		"--need-app",             // exit instead of serving 500s when Keystone fails to load
-		"--die-on-term",          // SIGTERM stops master and workers
+		"--die-on-term",          // SIGTERM stops master, router and worker
 		"--buffer-size", "65535", // catalog-sized headers
 		"--env", "OS_KEYSTONE_CONFIG_FILES="+l.conf(),
 		"--logto", l.uwsgiLog(),
 	)
 	cmd.Dir = l.dir
+	// Option errors come before --logto takes over: keep them too.
+	stderr, err := os.Create(l.uwsgiStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer stderr.Close() // the child has its own copy
+	cmd.Stdout, cmd.Stderr = stderr, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Setpgid: true, // Stop signals the whole group (master and workers)
 		// A test binary killed without cleanup must not leave Keystone
