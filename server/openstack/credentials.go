@@ -111,8 +111,9 @@ func publicIdentityURL(c *tokens.ServiceCatalog, region string) string {
 //
 // The credential is addressed as /v3/users/{cluster.UserID}/... . Keystone
 // 22 (Zed) only uses that user id for the policy check and finds the
-// credential by id; it should be the credential's owner, the user who
-// created the cluster (or last rotated its credential).
+// credential by id, so a delete after the cluster changed owner works
+// (TestDeleteCredentialAfterOwnerChange); a Keystone that checked the path's
+// user would need the credential's creator there.
 func (a *Adapter) DeleteCredential(ctx context.Context, cluster helmvalues.Cluster, credentialID string) error {
 	if credentialID == "" {
 		return &CredentialError{Op: "delete", Problem: "no application credential id given"}

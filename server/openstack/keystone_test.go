@@ -384,3 +384,24 @@ func TestFactsThroughKeystone(t *testing.T) {
 		t.Fatalf("another project's private image: %v", err)
 	}
 }
+
+// After rotate_credential moves a cluster to another user, the old
+// credential's owner is no longer cluster.UserID. Keystone 22 only uses the
+// path's user id for the policy check (the admin passes it) and finds the
+// credential by id, so the delete still works.
+func TestDeleteCredentialAfterOwnerChange(t *testing.T) {
+	ctx := context.Background()
+	rc := newRealCloud(t)
+	cred, err := rc.admin.CreateCredential(ctx, rc.caller, rc.clusters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := rc.clusters
+	moved.UserID = "0000000000000000000000000000beef" // the new owner, not the credential's
+	if err := rc.admin.DeleteCredential(ctx, moved, cred.ID); err != nil {
+		t.Fatalf("DeleteCredential with another user in the path: %v", err)
+	}
+	if _, err := applicationcredentials.Get(ctx, rc.k.Admin(), rc.user.ID, cred.ID).Extract(); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		t.Fatalf("credential still there: %v", err)
+	}
+}
