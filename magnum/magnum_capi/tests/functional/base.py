@@ -1,0 +1,151 @@
+"""Base class for tests that drive Debian's real Magnum through the shim.
+
+Each test gets Magnum's own in-memory database (DbTestCase), real Magnum
+objects, Magnum's x509keypair certificate backend, a real Keystone user's
+token, and the shared sidecar from stack.py. Cluster operations go through
+Magnum's own conductor handlers, and status through Magnum's own periodic
+job, so the shim is exercised the way magnum-conductor exercises it.
+"""
+
+import time
+import uuid
+from unittest import mock
+
+from keystoneauth1 import session as ks_session
+from keystoneauth1.identity import v3
+from magnum.common import context as magnum_context
+from magnum.conductor.handlers import cluster_conductor
+from magnum.conductor.handlers import nodegroup_conductor
+from magnum import objects
+from magnum.objects import fields
+from magnum.service import periodic
+from magnum.tests.unit.db import base as db_base
+from oslo_service import loopingcall
+
+from magnum_capi import client
+from magnum_capi import conf  # noqa: F401 - registers [magnum_capi]
+from magnum_capi.tests.functional import stack as stack_mod
+
+
+class FunctionalTestCase(db_base.DbTestCase):
+    """A Magnum database plus the sidecar on the test stack."""
+
+    def setUp(self):
+        super().setUp()
+        self.stack = stack_mod.get()
+        self.info = self.stack.info
+        self.config(sidecar_address=self.stack.address, group="magnum_capi")
+        self.config(call_timeout=45.0, group="magnum_capi")
+        self.config(cert_manager_type="x509keypair", group="certificates")
+        client.reset()
+        # Magnum <= 22 creates a Keystone trustee for every cluster; CAPI
+        # drivers never use it, and the test Keystone has no trustee domain.
+        for target in (
+            "magnum.conductor.handlers.common.trust_manager.create_trustee_and_trust",
+            "magnum.conductor.handlers.common.trust_manager.delete_trustee_and_trust",
+        ):
+            patcher = mock.patch(target)
+            patcher.start()
+            self.addCleanup(patcher.stop)
+        self.user_context = self._user_context()
+        self.admin_context = magnum_context.make_admin_context(all_tenants=True)
+
+    def _user_context(self):
+        user = self.info["user"]
+        auth = v3.Password(
+            auth_url=self.info["auth_url"], username=user["username"],
+            password=user["password"], user_domain_id="default",
+            project_id=user["project_id"],
+        )
+        sess = ks_session.Session(auth=auth)
+        return magnum_context.RequestContext(
+            auth_token=sess.get_token(), auth_url=self.info["auth_url"],
+            user_id=sess.get_user_id(), project_id=sess.get_project_id(),
+            is_admin=False, request_id="req-" + str(uuid.uuid4()),
+        )
+
+    # -- Magnum objects -------------------------------------------------
+
+    def create_template(self, kube_version="v1.33.2", **kw):
+        fields_ = dict(
+            uuid=str(uuid.uuid4()), name="k8s-%s-%s" % (kube_version, uuid.uuid4().hex[:6]),
+            project_id=self.user_context.project_id, user_id=self.user_context.user_id,
+            image_id=self.info["images"][kube_version], coe="kubernetes",
+            server_type="vm", cluster_distro="ubuntu", network_driver="calico",
+            external_network_id=self.info["external_network_id"],
+            master_flavor_id="m1.medium", flavor_id="m1.medium",
+            dns_nameserver="8.8.8.8", labels={}, master_lb_enabled=True,
+            floating_ip_enabled=True, public=False, tls_disabled=False,
+            registry_enabled=False, hidden=False, docker_storage_driver="overlay2",
+            volume_driver="cinder",
+        )
+        fields_.update(kw)
+        template = objects.ClusterTemplate(self.user_context, **fields_)
+        template.create()
+        return template
+
+    def new_cluster(self, template, name="demo", **kw):
+        """A Cluster object as the API hands it to the conductor (not yet in
+        the database: cluster_create creates it)."""
+        fields_ = dict(
+            uuid=str(uuid.uuid4()), name=name, project_id=self.user_context.project_id,
+            user_id=self.user_context.user_id, cluster_template_id=template.uuid,
+            master_flavor_id=template.master_flavor_id, flavor_id=template.flavor_id,
+            labels=dict(template.labels), create_timeout=60, keypair=None,
+            docker_volume_size=None, master_lb_enabled=True, floating_ip_enabled=True,
+            fixed_network=None, fixed_subnet=None,
+        )
+        fields_.update(kw)
+        return objects.Cluster(self.user_context, **fields_)
+
+    # -- Magnum's own flows ---------------------------------------------
+
+    def conductor(self):
+        return cluster_conductor.Handler()
+
+    def nodegroup_conductor(self):
+        return nodegroup_conductor.Handler()
+
+    def create(self, cluster, master_count=1, node_count=2, timeout=60):
+        return self.conductor().cluster_create(
+            self.user_context, cluster, master_count, node_count, timeout)
+
+    def reload(self, cluster):
+        return objects.Cluster.get_by_uuid(self.admin_context, cluster.uuid)
+
+    def sync_status(self, cluster):
+        """One tick of Magnum's periodic status sync for this cluster."""
+        cluster = self.reload(cluster)
+        try:
+            periodic.ClusterUpdateJob(self.admin_context, cluster).update_status()
+        except loopingcall.LoopingCallDone:
+            pass
+        return cluster
+
+    def wait_for_status(self, cluster, want, timeout=180, interval=0.2):
+        """Run the periodic sync until the cluster reaches want; return the
+        transitions seen (status, reason, seconds)."""
+        start = time.monotonic()
+        seen = []
+        while time.monotonic() - start < timeout:
+            if want == fields.ClusterStatus.DELETE_COMPLETE and self._gone(cluster):
+                seen.append((want, None, round(time.monotonic() - start, 2)))
+                return seen
+            c = self.sync_status(cluster)
+            if not seen or seen[-1][0] != c.status:
+                seen.append((c.status, c.status_reason, round(time.monotonic() - start, 2)))
+            if c.status == want:
+                return seen
+            if c.status.endswith("_FAILED") or (c.status.endswith("_COMPLETE") and c.status != want):
+                self.fail("cluster reached %s (%s) waiting for %s; seen %s"
+                          % (c.status, c.status_reason, want, seen))
+            time.sleep(interval)
+        self.fail("cluster still %s after %ss waiting for %s; seen %s"
+                  % (seen[-1][0] if seen else "?", timeout, want, seen))
+
+    def _gone(self, cluster):
+        try:
+            objects.Cluster.get_by_uuid(self.admin_context, cluster.uuid)
+        except Exception:  # noqa: BLE001 - ClusterNotFound once destroyed
+            return True
+        return False

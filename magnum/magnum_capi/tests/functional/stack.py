@@ -1,0 +1,160 @@
+"""The test stack and the sidecar, as processes shared by every test.
+
+The stack is test/cmd/testbed (a real kube-apiserver with the Cluster API
+CRDs and conversion, the CAPI simulator, a chart repository, a real Keystone
+and OpenStack API doubles); the sidecar is the real `magnum-capi serve`
+binary on a unix socket. Both start once per test process and stop at exit.
+"""
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import grpc
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), *[".."] * 4))
+# Read at import: Magnum's test base points tempfile at a per-test directory
+# that is removed after each test, and the stack outlives tests.
+_TMP = tempfile.gettempdir()
+# Likewise oslotest's base points HOME at a temporary directory; the Go
+# toolchain, its caches and the cached test-bed binaries live in the real one.
+_ENV = dict(os.environ)
+
+_stack = None
+
+
+class StackError(Exception):
+    pass
+
+
+def _binary(env, package, name, workdir):
+    """A binary from $env, else built from package into workdir."""
+    path = os.environ.get(env)
+    if path:
+        return path
+    path = os.path.join(workdir, name)
+    subprocess.run(["go", "build", "-o", path, package], cwd=REPO, check=True, env=_ENV)
+    return path
+
+
+def _wait_for(predicate, timeout, what, proc=None, log=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if proc is not None and proc.poll() is not None:
+            raise StackError(
+                "%s exited with %s while waiting for %s%s"
+                % (proc.args[0], proc.returncode, what, _tail(log))
+            )
+        time.sleep(0.1)
+    raise StackError("timed out after %ss waiting for %s%s" % (timeout, what, _tail(log)))
+
+
+def _tail(path, lines=40):
+    if not path or not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as f:
+        return "\n--- %s ---\n%s" % (path, "".join(f.readlines()[-lines:]))
+
+
+def _health_serving(address):
+    """grpc.health.v1.Health/Check for DriverService, without generated
+    stubs (Debian ships none for the health service): the request is field 1
+    (service name), SERVING is status 1."""
+    service = b"magnumcapi.v1.DriverService"
+    request = b"\n" + bytes([len(service)]) + service
+    try:
+        with grpc.insecure_channel(address) as ch:
+            check = ch.unary_unary(
+                "/grpc.health.v1.Health/Check",
+                request_serializer=lambda b: b,
+                response_deserializer=lambda b: b,
+            )
+            return check(request, timeout=1) == b"\x08\x01"
+    except grpc.RpcError:
+        return False
+
+
+class Stack:
+    def __init__(self, step="100ms"):
+        self.dir = tempfile.mkdtemp(prefix="magnum-capi-pytest-", dir=_TMP)
+        self.socket = os.path.join(self.dir, "magnum-capi.sock")
+        self.address = "unix://" + self.socket
+        self.config_file = os.path.join(self.dir, "magnum-capi.yaml")
+        self.info_file = os.path.join(self.dir, "info.json")
+        self.testbed_log = os.path.join(self.dir, "testbed.log")
+        self.sidecar_log = os.path.join(self.dir, "sidecar.log")
+        self._procs = []
+        bindir = os.path.join(self.dir, "bin")
+        os.makedirs(bindir)
+        testbed = _binary("MAGNUM_CAPI_TESTBED_BIN", "./test/cmd/testbed", "testbed", bindir)
+        self.sidecar_bin = _binary("MAGNUM_CAPI_BIN", "./cmd/magnum-capi", "magnum-capi", bindir)
+        env = dict(_ENV, MAGNUM_CAPI_REPO=REPO)
+        self.testbed = self._start(
+            [testbed, "-step", step, "-dir", os.path.join(self.dir, "stack"),
+             "-info", self.info_file, "-socket", self.socket,
+             "-sidecar-config", self.config_file],
+            self.testbed_log, env,
+        )
+        _wait_for(lambda: os.path.exists(self.info_file), 900, "the test stack",
+                  self.testbed, self.testbed_log)
+        with open(self.info_file) as f:
+            self.info = json.load(f)
+        self.sidecar = None
+        self.start_sidecar()
+
+    def _start(self, args, log, env=None):
+        out = open(log, "ab")
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env or _ENV,
+                                start_new_session=True)
+        out.close()
+        self._procs.append(proc)
+        return proc
+
+    def start_sidecar(self):
+        self.sidecar = self._start(
+            [self.sidecar_bin, "serve", "--config", self.config_file], self.sidecar_log)
+        _wait_for(lambda: _health_serving(self.address), 120, "the sidecar to serve",
+                  self.sidecar, self.sidecar_log)
+
+    def stop_sidecar(self, sig=signal.SIGTERM):
+        """Stop (or with SIGKILL, kill) the sidecar, as an operator or a
+        crash would."""
+        if self.sidecar and self.sidecar.poll() is None:
+            self.sidecar.send_signal(sig)
+            self.sidecar.wait(60)
+
+    def kubectl(self, *args):
+        return subprocess.run(
+            ["kubectl", "--kubeconfig", self.info["kubeconfig"], *args],
+            check=True, capture_output=True, text=True, env=_ENV,
+        ).stdout
+
+    def stop(self):
+        for proc in reversed(self._procs):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in reversed(self._procs):
+            try:
+                proc.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        if os.environ.get("MAGNUM_CAPI_KEEP_STACK"):
+            print("test stack kept in", self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def get():
+    """The process-wide stack, started on first use."""
+    global _stack
+    if _stack is None:
+        _stack = Stack()
+        atexit.register(_stack.stop)
+    return _stack
