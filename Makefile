@@ -29,8 +29,9 @@ tools: ## Build (once per version) kube-apiserver, etcd, buf and the protoc plug
 	@echo "proto tools:    $(PROTO_TOOLS)"
 
 .PHONY: build
-build: ## Build bin/magnum-capi.
+build: ## Build bin/magnum-capi (and bin/testbed, the test stack the Python tests and the demo run).
 	$(GO) build -o $(BIN)/magnum-capi ./cmd/magnum-capi
+	$(GO) build -o $(BIN)/testbed ./test/cmd/testbed
 
 .PHONY: generate
 generate: ## Regenerate the Go and Python code from proto/ with buf.
@@ -47,17 +48,20 @@ verify: deps ## Fail if generated code is stale, buf lint fails, or a pure packa
 go-test: ## Go tests (unit, test bed, end-to-end).
 	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(GO_TEST_FLAGS) ./...
 
+# The Python tests and the demo start the test stack and the sidecar from these.
+PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testbed KUBEBUILDER_ASSETS="$(ASSETS)"
+
 .PHONY: py-test
 py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
-	MAGNUM_CAPI_BIN=$(BIN)/magnum-capi KUBEBUILDER_ASSETS="$(ASSETS)" $(PYTHON) -m pytest -q magnum
+	cd magnum && $(PY_ENV) $(PYTHON) -m pytest -q -p no:warnings -p no:cacheprovider magnum_capi
 
 .PHONY: test
 test: deps tools verify go-test py-test ## Everything CI runs (installs what it needs).
 
 .PHONY: testbed
-testbed: tools ## Run a management API with CRDs, conversion and the CAPI simulator until interrupted.
-	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) run ./test/cmd/testbed
+testbed: deps tools build ## Run the test stack (management API, CRDs, conversion, simulator, chart repo, Keystone) until interrupted.
+	KUBEBUILDER_ASSETS="$(ASSETS)" $(BIN)/testbed -sidecar-config $(BIN)/magnum-capi-testbed.yaml
 
 .PHONY: demo
 demo: deps tools build ## One cluster through create -> CREATE_COMPLETE -> delete -> DELETE_COMPLETE via the shim.
-	MAGNUM_CAPI_BIN=$(BIN)/magnum-capi KUBEBUILDER_ASSETS="$(ASSETS)" $(PYTHON) test/demo/demo.py
+	$(PY_ENV) $(PYTHON) test/demo/demo.py

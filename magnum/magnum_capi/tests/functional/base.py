@@ -122,18 +122,25 @@ class FunctionalTestCase(db_base.DbTestCase):
             pass
         return cluster
 
-    def wait_for_status(self, cluster, want, timeout=180, interval=0.2):
+    def wait_for_status(self, cluster, want, timeout=180, interval=0.2, on_change=None):
         """Run the periodic sync until the cluster reaches want; return the
-        transitions seen (status, reason, seconds)."""
+        transitions seen (status, reason, seconds). on_change(status,
+        reason) is called as each transition happens."""
         start = time.monotonic()
         seen = []
+
+        def record(status, reason):
+            seen.append((status, reason, round(time.monotonic() - start, 2)))
+            if on_change:
+                on_change(status, reason)
+
         while time.monotonic() - start < timeout:
             if want == fields.ClusterStatus.DELETE_COMPLETE and self._gone(cluster):
-                seen.append((want, None, round(time.monotonic() - start, 2)))
+                record(want, None)
                 return seen
             c = self.sync_status(cluster)
             if not seen or seen[-1][0] != c.status:
-                seen.append((c.status, c.status_reason, round(time.monotonic() - start, 2)))
+                record(c.status, c.status_reason)
             if c.status == want:
                 return seen
             if c.status.endswith("_FAILED") or (c.status.endswith("_COMPLETE") and c.status != want):
