@@ -24,6 +24,16 @@ type Options struct {
 	// Timeout bounds Helm's hooks and waits; the chart has none, so it rarely
 	// matters.
 	Timeout time.Duration
+	// Observe, when set, receives every operation's duration and outcome
+	// (operation is install, upgrade, uninstall or get) for the metrics.
+	Observe func(operation string, elapsed time.Duration, err error)
+}
+
+// observe reports an operation that started at start; use it deferred.
+func (m *Manager) observe(operation string, start time.Time, err *error) {
+	if m.opts.Observe != nil {
+		m.opts.Observe(operation, time.Since(start), *err)
+	}
 }
 
 // Manager runs Helm actions against management clusters.
@@ -91,7 +101,9 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 // pending-upgrade or pending-rollback by a crash is marked failed first, so
 // the upgrade can proceed from the last good state. The caller must hold the
 // cluster's lock: a pending revision is only stale if nobody else is working.
-func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
+func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
+	operation := "upgrade"
+	defer func(start time.Time) { m.observe(operation, start, &err) }(time.Now())
 	cfg, err := m.config(t)
 	if err != nil {
 		return nil, err
@@ -101,6 +113,7 @@ func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Ch
 		return nil, err
 	}
 	if last == nil || last.Info.Status == helmrelease.StatusUninstalled {
+		operation = "install"
 		inst := action.NewInstall(cfg)
 		inst.ReleaseName = name
 		inst.Namespace = t.Namespace
@@ -133,7 +146,8 @@ func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Ch
 }
 
 // Uninstall removes the release; a release already gone is not an error.
-func (m *Manager) Uninstall(_ context.Context, t Target, name string) error {
+func (m *Manager) Uninstall(_ context.Context, t Target, name string) (err error) {
+	defer m.observe("uninstall", time.Now(), &err)
 	cfg, err := m.config(t)
 	if err != nil {
 		return err
@@ -150,7 +164,8 @@ func (m *Manager) Uninstall(_ context.Context, t Target, name string) error {
 }
 
 // Get returns the newest revision of the release.
-func (m *Manager) Get(_ context.Context, t Target, name string) (*Release, error) {
+func (m *Manager) Get(_ context.Context, t Target, name string) (_ *Release, err error) {
+	defer m.observe("get", time.Now(), &err)
 	cfg, err := m.config(t)
 	if err != nil {
 		return nil, err
