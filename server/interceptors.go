@@ -11,6 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
 
 // Metadata keys the shim sends with every call.
@@ -40,11 +42,26 @@ func first(md metadata.MD, key string) string {
 // observer receives the outcome of every call (metrics live elsewhere).
 type observer func(method string, code codes.Code, elapsed time.Duration)
 
+// transitionObserver receives each cluster status change a status poll
+// reports: from is the status Magnum sent, to the one it is told.
+type transitionObserver func(from, to string)
+
+// statusTransition reads a successful GetClusterStatus call: the status
+// Magnum holds and the one the answer gives it.
+func statusTransition(req, resp any) (from, to string, ok bool) {
+	q, isReq := req.(*pb.GetClusterStatusRequest)
+	a, isResp := resp.(*pb.GetClusterStatusResponse)
+	if !isReq || !isResp || a.GetStatus() == nil {
+		return "", "", false
+	}
+	return q.GetSpec().GetCluster().GetStatus(), a.GetStatus().GetStatus(), true
+}
+
 // unaryInterceptor logs each call with Magnum's request id and the cluster
 // uuid, turns panics into Internal errors (a bug must not kill the sidecar
 // for every other cluster), and reports the outcome. Request bodies are
 // never logged: they carry tokens and keys.
-func unaryInterceptor(log *slog.Logger, observe observer) grpc.UnaryServerInterceptor {
+func unaryInterceptor(log *slog.Logger, observe observer, transition transitionObserver) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 		md, _ := metadata.FromIncomingContext(ctx)
 		l := log.With("method", info.FullMethod)
@@ -65,6 +82,9 @@ func unaryInterceptor(log *slog.Logger, observe observer) grpc.UnaryServerInterc
 			elapsed := time.Since(start)
 			if observe != nil {
 				observe(info.FullMethod, code, elapsed)
+			}
+			if from, to, ok := statusTransition(req, resp); ok && code == codes.OK && transition != nil && from != to {
+				transition(from, to)
 			}
 			attrs := []any{"code", code.String(), "elapsed_ms", elapsed.Milliseconds()}
 			switch code {

@@ -9,13 +9,17 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc/codes"
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/clusters"
 	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/metrics"
 	"github.com/magnum-capi/magnum-capi/server/openstack"
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
@@ -25,6 +29,7 @@ import (
 func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	m := metrics.New()
 
 	var mgmt []*clusters.ManagementCluster
 	for _, mc := range cfg.ManagementClusters {
@@ -40,12 +45,27 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
+		m.AddCache(mc.Name, cache)
 		mgmt = append(mgmt, &clusters.ManagementCluster{Name: mc.Name, Kube: kc, Cache: cache})
 	}
 	openStack, err := newOpenStack(cfg.OpenStack, log)
 	if err != nil {
 		return err
 	}
+	charts, err := release.NewCharts(release.Source{
+		Repository: cfg.Chart.Repository, Name: cfg.Chart.Name, CAFile: cfg.Chart.CAFile,
+		Username: cfg.Chart.Username, Password: cfg.Chart.Password, PlainHTTP: cfg.Chart.PlainHTTP,
+	}, release.CacheOptions{Dir: cfg.Chart.CacheDir, IndexTTL: cfg.Chart.IndexTTL}, log)
+	if err != nil {
+		return err
+	}
+	// Fetch the default chart version now, so clusters can be created and
+	// updated with it even if the repository is down later.
+	go func() {
+		if err := charts.Warm(ctx, cfg.Chart.Version); err != nil {
+			log.Warn("could not cache the default chart version", "version", cfg.Chart.Version, "err", err)
+		}
+	}()
 	hostname, _ := os.Hostname()
 	valuesCfg := helmvalues.DefaultConfig()
 	valuesCfg.DefaultChartVersion = cfg.Chart.Version
@@ -62,11 +82,8 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}, clusters.Deps{
 		ManagementClusters: mgmt,
 		Default:            cfg.DefaultManagementCluster,
-		Releases:           release.NewManager(release.Options{HistoryMax: cfg.Helm.HistoryMax, Timeout: cfg.Helm.Timeout}, log),
-		Charts: release.NewCharts(release.Source{
-			Repository: cfg.Chart.Repository, Name: cfg.Chart.Name, CAFile: cfg.Chart.CAFile,
-			Username: cfg.Chart.Username, Password: cfg.Chart.Password, PlainHTTP: cfg.Chart.PlainHTTP,
-		}, cfg.Chart.CacheDir, log),
+		Releases:           release.NewManager(release.Options{HistoryMax: cfg.Helm.HistoryMax, Timeout: cfg.Helm.Timeout, Observe: m.ObserveHelm}, log),
+		Charts:             charts,
 		OpenStack: openStack,
 		Log:       log,
 	})
@@ -78,10 +95,23 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	grpcServer, health := New(NewService(svc), Options{Log: log, TLS: tlsConfig})
+	grpcServer, health := New(NewService(svc), Options{
+		Log: log, TLS: tlsConfig, ObserveTransition: m.ObserveTransition,
+		Observe: func(method string, code codes.Code, elapsed time.Duration) {
+			m.ObserveRPC(method, code.String(), elapsed)
+		},
+	})
 	lis, err := Listen(cfg.Listen, cfg.SocketGroup)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+	}
+	var ready atomic.Bool
+	metricsDone := make(<-chan error)
+	if cfg.MetricsAddress != "" {
+		if metricsDone, err = metrics.Serve(ctx, cfg.MetricsAddress, m.Handler(ready.Load), log); err != nil {
+			lis.Close()
+			return err
+		}
 	}
 	go func() {
 		// Serving once every watch cache has synced: before that, status
@@ -92,6 +122,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 			}
 		}
 		SetServing(health, true)
+		ready.Store(true)
 		log.Info("serving", "listen", cfg.Listen, "management_clusters", len(mgmt))
 	}()
 	errc := make(chan error, 1)
@@ -99,9 +130,15 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	select {
 	case err := <-errc:
 		return err
+	case err := <-metricsDone:
+		if ctx.Err() == nil { // not our own shutdown
+			grpcServer.Stop()
+			return fmt.Errorf("metrics server on %s stopped: %v", cfg.MetricsAddress, err)
+		}
 	case <-ctx.Done():
 	}
 	SetServing(health, false)
+	ready.Store(false)
 	stopped := make(chan struct{})
 	go func() { grpcServer.GracefulStop(); close(stopped) }()
 	select {

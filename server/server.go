@@ -24,13 +24,16 @@ type Options struct {
 	TLS *tls.Config
 	// Observe receives every call's outcome (metrics).
 	Observe func(method string, code codes.Code, elapsed time.Duration)
+	// ObserveTransition receives every cluster status change a status poll
+	// reports to Magnum (metrics).
+	ObserveTransition func(from, to string)
 }
 
 // New builds the grpc.Server: DriverService, the standard health service
 // (serving once ready) and reflection for grpcurl.
 func New(svc pb.DriverServiceServer, opts Options) (*grpc.Server, *health.Server) {
 	serverOpts := []grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(unaryInterceptor(opts.Log, opts.Observe)),
+		grpc.ChainUnaryInterceptor(unaryInterceptor(opts.Log, opts.Observe, opts.ObserveTransition)),
 		grpc.MaxRecvMsgSize(16 << 20),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 	}
