@@ -84,8 +84,8 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		Default:            cfg.DefaultManagementCluster,
 		Releases:           release.NewManager(release.Options{HistoryMax: cfg.Helm.HistoryMax, Timeout: cfg.Helm.Timeout, Observe: m.ObserveHelm}, log),
 		Charts:             charts,
-		OpenStack: openStack,
-		Log:       log,
+		OpenStack:          openStack,
+		Log:                log,
 	})
 	if err != nil {
 		return err

@@ -1,143 +1,156 @@
 package release
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
+	"time"
 
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/cli"
-	"helm.sh/helm/v3/pkg/registry"
 )
 
-// Source says where the openstack-cluster chart comes from.
-type Source struct {
-	// Repository is an HTTP(S) chart repository URL, an OCI registry
-	// reference (oci://host/path, the chart is Repository/Name), or a local
-	// chart directory or .tgz (Name and versions are then the chart's own).
-	Repository string
-	Name       string
-	// CAFile, Username and Password authenticate to the repository.
-	CAFile, Username, Password string
-	// PlainHTTP talks to an OCI registry without TLS (test registries).
-	PlainHTTP bool
+// CacheOptions shape the on-disk chart cache.
+type CacheOptions struct {
+	// Dir holds one directory per source (see diskCache).
+	Dir string
+	// IndexTTL is how long an HTTP repository's index is trusted before it
+	// is downloaded again; 10 minutes when zero.
+	IndexTTL time.Duration
 }
 
-func (s Source) kind() string {
-	switch {
-	case strings.HasPrefix(s.Repository, "oci://"):
-		return "oci"
-	case strings.HasPrefix(s.Repository, "http://"), strings.HasPrefix(s.Repository, "https://"):
-		return "http"
-	default:
-		return "local"
-	}
+// fetcher downloads one chart version and says which digest it verified
+// the archive against.
+type fetcher interface {
+	fetch(ctx context.Context, version string) (archive []byte, sha256 string, err error)
 }
 
-// ChartNotFoundError: the source has no such chart version.
-type ChartNotFoundError struct {
-	Source, Name, Version string
-	Err                   error
-}
-
-func (e *ChartNotFoundError) Error() string {
-	return fmt.Sprintf("chart %s version %s is not available from %s: %v", e.Name, e.Version, e.Source, e.Err)
-}
-
-func (e *ChartNotFoundError) Unwrap() error { return e.Err }
-
-// FailedPrecondition classifies the error: the template asks for a chart
-// version the configured repository cannot supply.
-func (e *ChartNotFoundError) FailedPrecondition() bool { return true }
-
-// Charts loads chart versions from a Source, downloading each version once
-// per process into CacheDir.
+// Charts loads chart versions from a Source. Archives from a repository or
+// registry are kept on disk, keyed by source and version and verified by
+// digest when fetched and again whenever read back, so a version fetched
+// once installs while the repository is offline, across restarts. Verified
+// archives are also kept in memory; every Load parses a fresh chart,
+// because Helm's install and upgrade modify the chart they are given
+// (disabled subcharts are removed from it).
 type Charts struct {
-	src      Source
-	cacheDir string
-	log      *slog.Logger
+	src   Source
+	log   *slog.Logger
+	from  fetcher // nil for a local source
+	cache diskCache
 
-	mu     sync.Mutex
-	loaded map[string]*chart.Chart
+	mu       sync.Mutex
+	archives map[string][]byte
+	fetching map[string]*sync.Mutex
 }
 
-// NewCharts returns a loader for src caching under cacheDir.
-func NewCharts(src Source, cacheDir string, log *slog.Logger) *Charts {
-	return &Charts{src: src, cacheDir: cacheDir, log: log, loaded: map[string]*chart.Chart{}}
-}
-
-// Load returns the chart at version (the local chart's own version when the
-// source is a path and version is empty or matches).
-func (c *Charts) Load(ctx context.Context, version string) (*chart.Chart, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ch, ok := c.loaded[version]; ok {
-		return ch, nil
+// NewCharts returns a loader for src. It checks the source's settings and
+// that the cache directory is writable, but contacts no repository.
+func NewCharts(src Source, opts CacheOptions, log *slog.Logger) (*Charts, error) {
+	if opts.IndexTTL <= 0 {
+		opts.IndexTTL = 10 * time.Minute
 	}
-	ch, err := c.fetch(ctx, version)
+	c := &Charts{src: src, log: log, archives: map[string][]byte{}, fetching: map[string]*sync.Mutex{}}
+	if src.kind() == kindLocal {
+		return c, nil
+	}
+	if src.Name == "" {
+		return nil, fmt.Errorf("chart.name: required for the repository %s", src.String())
+	}
+	if opts.Dir == "" {
+		return nil, errors.New("chart.cacheDir: required for a repository or registry source")
+	}
+	var err error
+	if c.cache, err = newDiskCache(opts.Dir, src); err != nil {
+		return nil, err
+	}
+	switch src.kind() {
+	case kindHTTP:
+		c.from, err = newHTTPRepo(src, c.cache, opts.IndexTTL, log)
+	case kindOCI:
+		c.from, err = newOCIRepo(src, c.cache)
+	}
 	if err != nil {
 		return nil, err
 	}
-	c.loaded[version] = ch
+	return c, nil
+}
+
+// Source is where the charts come from.
+func (c *Charts) Source() Source { return c.src }
+
+// Load returns a new copy of the chart at version.
+func (c *Charts) Load(ctx context.Context, version string) (*chart.Chart, error) {
+	if err := checkVersion(c.src, version); err != nil {
+		return nil, err
+	}
+	if c.from == nil {
+		return loadLocal(c.src, version)
+	}
+	data, err := c.archive(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := loader.LoadArchive(bytes.NewReader(data))
+	if err != nil {
+		return nil, &BadChartError{Source: c.src.String(), Name: c.src.Name, Version: version, Problem: "the archive does not load: " + err.Error()}
+	}
+	if ch.Name() != c.src.Name || ch.Metadata.Version != version {
+		return nil, &BadChartError{Source: c.src.String(), Name: c.src.Name, Version: version,
+			Problem: fmt.Sprintf("the archive holds chart %s version %s", ch.Name(), ch.Metadata.Version)}
+	}
 	return ch, nil
 }
 
-func (c *Charts) fetch(_ context.Context, version string) (*chart.Chart, error) {
-	notFound := func(err error) error {
-		return &ChartNotFoundError{Source: c.src.Repository, Name: c.src.Name, Version: version, Err: err}
+// Warm fetches version into the cache if it is not there yet, so that the
+// configured default installs even if the repository is down later.
+func (c *Charts) Warm(ctx context.Context, version string) error {
+	_, err := c.Load(ctx, version)
+	return err
+}
+
+// archive returns the verified archive of version: from memory, from disk,
+// or fetched. One fetch per version at a time; other versions proceed.
+func (c *Charts) archive(ctx context.Context, version string) ([]byte, error) {
+	c.mu.Lock()
+	if data, ok := c.archives[version]; ok {
+		c.mu.Unlock()
+		return data, nil
 	}
-	if c.src.kind() == "local" {
-		ch, err := loader.Load(c.src.Repository)
-		if err != nil {
-			return nil, notFound(err)
-		}
-		if version != "" && ch.Metadata.Version != version {
-			return nil, notFound(fmt.Errorf("the local chart is version %s", ch.Metadata.Version))
-		}
-		return ch, nil
+	lock, ok := c.fetching[version]
+	if !ok {
+		lock = &sync.Mutex{}
+		c.fetching[version] = lock
 	}
-	settings := cli.New()
-	settings.RepositoryCache = filepath.Join(c.cacheDir, "repository")
-	settings.RepositoryConfig = filepath.Join(c.cacheDir, "repositories.yaml")
-	settings.RegistryConfig = filepath.Join(c.cacheDir, "registry.json")
-	if err := os.MkdirAll(settings.RepositoryCache, 0o755); err != nil {
-		return nil, err
+	c.mu.Unlock()
+
+	lock.Lock()
+	defer lock.Unlock()
+	c.mu.Lock()
+	data, ok := c.archives[version]
+	c.mu.Unlock()
+	if ok {
+		return data, nil
 	}
-	// The registry client can only be set through an Install action.
-	locate := action.NewInstall(new(action.Configuration))
-	locate.ChartPathOptions = action.ChartPathOptions{
-		Version: version, Username: c.src.Username, Password: c.src.Password, CaFile: c.src.CAFile,
+
+	data, digest, cached, err := c.cache.load(version)
+	if err != nil {
+		c.log.WarnContext(ctx, "chart cache entry rejected; fetching again", "source", c.src.String(), "version", version, "err", err)
 	}
-	ref := c.src.Name
-	if c.src.kind() == "oci" {
-		ref = strings.TrimSuffix(c.src.Repository, "/") + "/" + c.src.Name
-		clientOpts := []registry.ClientOption{registry.ClientOptCredentialsFile(settings.RegistryConfig)}
-		if c.src.PlainHTTP {
-			clientOpts = append(clientOpts, registry.ClientOptPlainHTTP())
-		}
-		rc, err := registry.NewClient(clientOpts...)
-		if err != nil {
+	if !cached {
+		if data, digest, err = c.from.fetch(ctx, version); err != nil {
 			return nil, err
 		}
-		locate.SetRegistryClient(rc)
-		locate.ChartPathOptions.PlainHTTP = c.src.PlainHTTP
-	} else {
-		locate.ChartPathOptions.RepoURL = c.src.Repository
+		if err := c.cache.store(version, data, digest); err != nil {
+			// The verified archive still serves this process.
+			c.log.WarnContext(ctx, "chart not cached on disk", "source", c.src.String(), "version", version, "err", err)
+		}
+		c.log.InfoContext(ctx, "chart fetched", "source", c.src.String(), "chart", c.src.Name, "version", version, "sha256", digest)
 	}
-	path, err := locate.ChartPathOptions.LocateChart(ref, settings)
-	if err != nil {
-		return nil, notFound(err)
-	}
-	ch, err := loader.Load(path)
-	if err != nil {
-		return nil, fmt.Errorf("loading chart %s: %w", path, err)
-	}
-	c.log.Info("chart loaded", "source", c.src.Repository, "chart", ch.Metadata.Name, "version", ch.Metadata.Version)
-	return ch, nil
+	c.mu.Lock()
+	c.archives[version] = data
+	c.mu.Unlock()
+	return data, nil
 }
