@@ -91,13 +91,14 @@ func (c Config) Validate() error {
 	if c.Chart.CacheDir == "" {
 		bad("chart.cacheDir", "", "a writable directory is required")
 	}
+	c.validateChartSource(bad)
 	if c.Helm.HistoryMax < 1 {
 		bad("helm.historyMax", fmt.Sprint(c.Helm.HistoryMax), "expected at least 1")
 	}
 	for _, d := range []struct {
 		option string
 		v      interface{ Seconds() float64 }
-	}{{"helm.timeout", c.Helm.Timeout}, {"timeouts.update", c.Timeouts.Update}, {"timeouts.delete", c.Timeouts.Delete}, {"timeouts.defaultCreate", c.Timeouts.DefaultCreate}, {"timeouts.addonFailureGrace", c.Timeouts.AddonFailureGrace}, {"timeouts.lock", c.Timeouts.Lock}, {"openstack.timeout", c.OpenStack.Timeout}} {
+	}{{"helm.timeout", c.Helm.Timeout}, {"timeouts.update", c.Timeouts.Update}, {"timeouts.delete", c.Timeouts.Delete}, {"timeouts.defaultCreate", c.Timeouts.DefaultCreate}, {"timeouts.addonFailureGrace", c.Timeouts.AddonFailureGrace}, {"timeouts.lock", c.Timeouts.Lock}, {"openstack.timeout", c.OpenStack.Timeout}, {"chart.indexTTL", c.Chart.IndexTTL}} {
 		if d.v.Seconds() <= 0 {
 			bad(d.option, fmt.Sprint(d.v), "expected a positive duration such as 30s or 10m")
 		}
