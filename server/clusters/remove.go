@@ -14,9 +14,10 @@ import (
 // markForRemoval annotates the Machines named in change.RemoveNodes with
 // CAPI's delete-machine annotation: when the MachineDeployment then shrinks,
 // CAPI removes those first. Magnum (and the autoscaler through it) names
-// nodes by Nova server id or by name, so a Machine matches on its name, its
-// Node's name, its OpenStack server id (providerID) or its infrastructure
-// machine's name. Every entry must match a machine of the node group; all
+// nodes by Nova server id or by name, and users copy what Magnum shows them
+// (node_addresses), so a Machine matches on its name, its Node's name, its
+// OpenStack server id (providerID), its infrastructure machine's name or one
+// of its addresses. Every entry must match a machine of the node group; all
 // are checked before any is marked.
 func (s *Service) markForRemoval(ctx context.Context, mc *ManagementCluster, ns string, spec Spec, change Change) error {
 	var group *helmvalues.NodeGroup
@@ -75,11 +76,23 @@ func (s *Service) markForRemoval(ctx context.Context, mc *ManagementCluster, ns 
 func matchMachine(machines []clusterv1.Machine, node string) string {
 	for _, m := range machines {
 		if m.Name == node || nodeName(m) == node || m.Spec.InfrastructureRef.Name == node ||
-			(m.Spec.ProviderID != "" && strings.TrimPrefix(m.Spec.ProviderID, "openstack:///") == node) {
+			(m.Spec.ProviderID != "" && strings.TrimPrefix(m.Spec.ProviderID, "openstack:///") == node) ||
+			hasAddress(m, node) {
 			return m.Name
 		}
 	}
 	return ""
+}
+
+// hasAddress: node is one of the machine's IP addresses, as Magnum lists them
+// in the node group's node_addresses.
+func hasAddress(m clusterv1.Machine, node string) bool {
+	for _, a := range m.Status.Addresses {
+		if (a.Type == clusterv1.MachineInternalIP || a.Type == clusterv1.MachineExternalIP) && a.Address == node {
+			return true
+		}
+	}
+	return false
 }
 
 func nodeName(m clusterv1.Machine) string {
