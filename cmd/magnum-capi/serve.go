@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 
 	"github.com/magnum-capi/magnum-capi/server"
 	"github.com/magnum-capi/magnum-capi/server/config"
@@ -16,14 +18,26 @@ func init() {
 	commands["serve"] = command{summary: "run the gRPC sidecar beside magnum-conductor", run: runServe}
 }
 
+// runServe reads the configuration (file, then MAGNUM_CAPI_* variables, then
+// flags; docs/configuration.md lists every option), validates all of it, and
+// runs the sidecar until SIGTERM or SIGINT.
 func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("config", os.Getenv("MAGNUM_CAPI_CONFIG"), "configuration file (YAML); MAGNUM_CAPI_* variables override it")
+	file := fs.String("config", os.Getenv("MAGNUM_CAPI_CONFIG"), "configuration file (YAML); MAGNUM_CAPI_* variables and flags override it (env MAGNUM_CAPI_CONFIG)")
+	v := viper.New()
+	if err := config.BindFlags(fs, v); err != nil {
+		fmt.Fprintln(stderr, "magnum-capi serve:", err)
+		return 2
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg, err := config.Load(*file, nil)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "magnum-capi serve: unexpected arguments %q (options are flags: --listen ADDRESS, ...)\n", fs.Args())
+		return 2
+	}
+	cfg, err := config.Load(*file, v)
 	if err != nil {
 		fmt.Fprintln(stderr, "magnum-capi serve:", err)
 		return 2

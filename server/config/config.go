@@ -116,6 +116,7 @@ func Defaults() map[string]any {
 		"chart.repository":           "https://azimuth-cloud.github.io/capi-helm-charts",
 		"chart.name":                 "openstack-cluster",
 		"chart.version":              "0.27.0",
+		"chart.plainHTTP":            false,
 		"chart.cacheDir":             "/var/cache/magnum-capi/charts",
 		"chart.indexTTL":             "10m",
 		"helm.historyMax":            10,
@@ -142,9 +143,19 @@ func Load(file string, v *viper.Viper) (Config, error) {
 	for k, val := range Defaults() {
 		v.SetDefault(k, val)
 	}
-	v.SetEnvPrefix("MAGNUM_CAPI")
+	v.SetEnvPrefix(EnvPrefix)
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
+	// AutomaticEnv only consults the environment for keys viper already
+	// knows (from defaults or the file): bind every option so that, e.g.,
+	// MAGNUM_CAPI_TLS_CERTFILE works although tls.certFile has no default.
+	for _, o := range Options() {
+		if o.Env != "" {
+			if err := v.BindEnv(o.Key, o.Env); err != nil {
+				return Config{}, err
+			}
+		}
+	}
 	if file != "" {
 		v.SetConfigFile(file)
 		if err := v.ReadInConfig(); err != nil {

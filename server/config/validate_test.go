@@ -1,0 +1,96 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// valid is a configuration that passes validation; each case breaks it.
+func valid(t *testing.T) Config {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		Listen: "unix:///run/magnum-capi/magnum-capi.sock", MetricsAddress: "127.0.0.1:9561",
+		Log: Log{Level: "info", Format: "json"}, NamespacePrefix: "magnum",
+		ManagementClusters: []ManagementCluster{{Name: "default", Kubeconfig: kubeconfig}},
+		Chart:              Chart{Repository: "https://example.org/charts", Name: "openstack-cluster", Version: "0.27.0", CacheDir: "/var/cache/x", IndexTTL: time.Minute},
+		Helm:               Helm{HistoryMax: 10, Timeout: time.Minute},
+		OpenStack:          OpenStack{Cloud: "magnum", Interface: "public", Timeout: time.Second},
+		Timeouts:           Timeouts{Update: time.Hour, Delete: time.Hour, DefaultCreate: time.Hour, AddonFailureGrace: time.Minute, Lock: time.Second},
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := valid(t).Validate(); err != nil {
+		t.Fatalf("the valid configuration: %v", err)
+	}
+	tests := []struct {
+		name   string
+		change func(c *Config)
+		// want are the options the errors must name, in order, with a word
+		// of what was expected.
+		want []string
+	}{
+		{"unix socket without a path", func(c *Config) { c.Listen = "unix://" }, []string{`listen="unix://": a unix socket address needs a path`}},
+		{"neither unix nor host:port", func(c *Config) { c.Listen = "/run/sock" }, []string{`listen="/run/sock": expected unix:///path or host:port`}},
+		{"TCP without mutual TLS", func(c *Config) { c.Listen = "0.0.0.0:9560"; c.TLS.CertFile = "/x" }, []string{`listen="0.0.0.0:9560": a TCP listener requires mutual TLS`, `tls.certFile="/x": cannot be read`}},
+		{"metrics address", func(c *Config) { c.MetricsAddress = "9561" }, []string{`metricsAddress="9561": expected host:port`}},
+		{"log level and format", func(c *Config) { c.Log = Log{Level: "verbose", Format: "xml"} }, []string{`log.level="verbose": expected debug, info, warn or error`, `log.format="xml": expected json or text`}},
+		{"namespace prefix", func(c *Config) { c.NamespacePrefix = "Magnum_" }, []string{`namespacePrefix="Magnum_": expected 1-30 characters of [a-z0-9-]`}},
+		{"no management cluster", func(c *Config) { c.ManagementClusters = nil }, []string{`managementClusters="": configure at least one`}},
+		{"management cluster entries", func(c *Config) {
+			c.ManagementClusters = append(c.ManagementClusters, ManagementCluster{Name: "default", Kubeconfig: "/nonexistent/kubeconfig"}, ManagementCluster{})
+		}, []string{
+			`managementClusters[1].name="default": names must be unique`,
+			`managementClusters[1].kubeconfig="/nonexistent/kubeconfig": cannot be read: no such file or directory`,
+			`managementClusters[2].name="": every management cluster needs a name`,
+			`managementClusters[2].kubeconfig="": the path of a kubeconfig file is required`,
+		}},
+		{"unknown default management cluster", func(c *Config) { c.DefaultManagementCluster = "west" }, []string{`defaultManagementCluster="west": is not the name of a configured management cluster`}},
+		{"chart source", func(c *Config) { c.Chart.Repository, c.Chart.Name, c.Chart.CacheDir = "", "", "" }, []string{
+			`chart.name="": required for a repository or registry source`, `chart.repository="": an https:// repository`, `chart.cacheDir="": a writable directory is required`,
+		}},
+		{"helm history", func(c *Config) { c.Helm.HistoryMax = 0 }, []string{`helm.historyMax="0": expected at least 1`}},
+		{"durations", func(c *Config) { c.Timeouts.Lock, c.OpenStack.Timeout = 0, -time.Second }, []string{
+			`timeouts.lock="0s": expected a positive duration`, `openstack.timeout="-1s": expected a positive duration`,
+		}},
+		{"unreadable files", func(c *Config) { c.OpenStack.CloudsFile, c.Chart.CAFile = "/nonexistent/clouds.yaml", "/nonexistent/ca.pem" }, []string{
+			`openstack.cloudsFile="/nonexistent/clouds.yaml": cannot be read`, `chart.caFile="/nonexistent/ca.pem": cannot be read`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := valid(t)
+			tt.change(&c)
+			err := c.Validate()
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), "configuration option "+want) {
+					t.Errorf("error does not say %q:\n%v", want, err)
+				}
+			}
+			// Every problem is an OptionError naming its option.
+			var joined interface{ Unwrap() []error }
+			if errors.As(err, &joined) {
+				for _, e := range joined.Unwrap() {
+					var oe *OptionError
+					if !errors.As(e, &oe) || oe.Option == "" {
+						t.Errorf("%v is not an OptionError naming its option", e)
+					}
+				}
+				if n := len(joined.Unwrap()); n != len(tt.want) {
+					t.Errorf("%d problems reported, want %d:\n%v", n, len(tt.want), err)
+				}
+			}
+		})
+	}
+}
