@@ -2,9 +2,9 @@ package release
 
 import (
 	"errors"
-	"os"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
