@@ -1,6 +1,7 @@
 package clusters
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,44 +9,113 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/kube"
 )
 
-// applied remembers, per release, the newest revision this process wrote.
-// The watch cache sees Helm's release Secret after the objects of that
-// revision in practice, so until the cache shows at least that revision its
-// objects may still be the previous, fully rolled-out ones, and a status
-// derived from them would report an update complete before it began.
+// applied remembers, per release, the newest revision this process wrote and
+// not yet seen in the watch cache. Until the cache shows that revision, and
+// every object of the cluster as the API server held it after the write (a
+// kube.Barrier), its objects may still be the previous, fully rolled-out
+// ones, and a status derived from them would report an update complete
+// before it began.
+//
+// This guards the sidecar's own writes. A status poll that reaches another
+// sidecar replica is guarded only by the stale objects' own
+// observedGeneration checks in capistatus.
 type applied struct {
-	mu        sync.Mutex
-	revisions map[string]int
+	mu      sync.Mutex
+	pending map[string]*pendingApply
+}
+
+type pendingApply struct {
+	revision int
+	// barrier is taken at the first status poll that would report the
+	// operation complete: any moment after the write will do, and polls
+	// that report progress need no API request.
+	barrier *kube.Barrier
 }
 
 func (s *Service) rememberApplied(stackID string, revision int) {
 	s.applied.mu.Lock()
 	defer s.applied.mu.Unlock()
-	if s.applied.revisions == nil {
-		s.applied.revisions = map[string]int{}
+	if s.applied.pending == nil {
+		s.applied.pending = map[string]*pendingApply{}
 	}
-	if revision > s.applied.revisions[stackID] {
-		s.applied.revisions[stackID] = revision
+	if p := s.applied.pending[stackID]; p == nil || revision > p.revision {
+		s.applied.pending[stackID] = &pendingApply{revision: revision}
 	}
 }
 
 func (s *Service) forgetApplied(stackID string) {
 	s.applied.mu.Lock()
 	defer s.applied.mu.Unlock()
-	delete(s.applied.revisions, stackID)
+	delete(s.applied.pending, stackID)
 }
 
-// cacheBehind says what the status is still waiting for when the cache has
-// not caught up with our last write; "" when it has.
-func (s *Service) cacheBehind(spec Spec, rec kube.ReleaseRecord) string {
+// pendingRevision is the revision the cache must show before an answer may
+// rely on it; 0 when nothing is pending. Deletion needs no guard: it is
+// complete only when the objects are gone.
+func (s *Service) pendingRevision(spec Spec) int {
+	if strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
+		return 0
+	}
 	s.applied.mu.Lock()
-	want := s.applied.revisions[spec.Cluster.StackID]
+	defer s.applied.mu.Unlock()
+	if p := s.applied.pending[spec.Cluster.StackID]; p != nil {
+		return p.revision
+	}
+	return 0
+}
+
+// revisionBehind says what the status still waits for when the cache has not
+// seen our last release revision; "" when it has (or nothing is pending).
+func (s *Service) revisionBehind(spec Spec, rec kube.ReleaseRecord) string {
+	want := s.pendingRevision(spec)
+	if want == 0 || (rec.Revision >= want && rec.Status == "deployed") {
+		return ""
+	}
+	return fmt.Sprintf("the watch cache to observe release revision %d (it has %d, %s)", want, rec.Revision, rec.Status)
+}
+
+// cacheBehind says what the status still waits for when the cache has not
+// caught up with our last write; "" when it has, and then the write is
+// forgotten, so later polls cost nothing. Taking the barrier lists the
+// cluster's objects once; if that fails, the poll reports waiting and the
+// next one tries again.
+func (s *Service) cacheBehind(ctx context.Context, mc *ManagementCluster, ns string, spec Spec, rec kube.ReleaseRecord) string {
+	if behind := s.revisionBehind(spec, rec); behind != "" {
+		return behind
+	}
+	stackID := spec.Cluster.StackID
+	if strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
+		return ""
+	}
+	s.applied.mu.Lock()
+	p := s.applied.pending[stackID]
+	var b *kube.Barrier
+	if p != nil {
+		b = p.barrier
+	}
 	s.applied.mu.Unlock()
-	if want == 0 || strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
+	if p == nil {
 		return ""
 	}
-	if rec.Revision >= want && rec.Status == "deployed" {
-		return ""
+	if b == nil {
+		var err error
+		if b, err = mc.Kube.TakeBarrier(ctx, ns, stackID); err != nil {
+			s.log.WarnContext(ctx, "read-your-writes barrier", "stack_id", stackID, "err", err)
+			return fmt.Sprintf("the watch cache to catch up with release revision %d", p.revision)
+		}
+		s.applied.mu.Lock()
+		if cur := s.applied.pending[stackID]; cur == p {
+			p.barrier = b
+		}
+		s.applied.mu.Unlock()
 	}
-	return fmt.Sprintf("waiting for the watch cache to observe release revision %d (it has %d, %s)", want, rec.Revision, rec.Status)
+	if lagging := mc.Cache.Behind(b); lagging != "" {
+		return "the watch cache to observe " + lagging
+	}
+	s.applied.mu.Lock()
+	if s.applied.pending[stackID] == p {
+		delete(s.applied.pending, stackID)
+	}
+	s.applied.mu.Unlock()
+	return ""
 }

@@ -40,10 +40,16 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 		return capistatus.Result{}, err
 	}
 	req := s.statusRequest(spec, objs)
+	if s.revisionBehind(spec, objs.Release) != "" && !strings.HasPrefix(spec.Cluster.Status, "CREATE_") {
+		// The update's start is the new revision's creation, which the
+		// cache has not seen: no clock rather than the previous revision's.
+		req.OperationStarted = time.Time{}
+	}
 	res := capistatus.Derive(req, snap, s.cfg.Status)
-	if waiting := s.cacheBehind(spec, objs.Release); waiting != "" && strings.HasSuffix(res.Status, "_COMPLETE") {
-		res.Status = spec.Cluster.Status
-		res.StatusReason = waiting
+	if completes(spec, res) {
+		if waiting := s.cacheBehind(ctx, mc, ns, spec, objs.Release); waiting != "" {
+			res = holdBack(spec, res, "waiting for: "+waiting)
+		}
 	}
 	if res.Status == statusDeleteComplete {
 		if err := s.cleanupDeleted(ctx, mc, ns, spec); err != nil {
@@ -52,6 +58,43 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 		s.forgetApplied(spec.Cluster.StackID)
 	}
 	return res, nil
+}
+
+// completes reports whether res moves the cluster or one of its node groups
+// from in progress to complete: the answers the read-your-writes guard holds
+// back while the cache is behind the sidecar's own last write.
+func completes(spec Spec, res capistatus.Result) bool {
+	if strings.HasSuffix(res.Status, "_COMPLETE") && strings.HasSuffix(spec.Cluster.Status, "_IN_PROGRESS") {
+		return true
+	}
+	for _, ng := range res.NodeGroups {
+		if strings.HasSuffix(ng.Status, "_COMPLETE") && strings.HasSuffix(nodeGroupStatus(spec, ng.UUID), "_IN_PROGRESS") {
+			return true
+		}
+	}
+	return false
+}
+
+// holdBack keeps the cluster and its node groups in progress, saying why.
+func holdBack(spec Spec, res capistatus.Result, reason string) capistatus.Result {
+	if strings.HasSuffix(res.Status, "_COMPLETE") && strings.HasSuffix(spec.Cluster.Status, "_IN_PROGRESS") {
+		res.Status, res.StatusReason = spec.Cluster.Status, reason
+	}
+	for i, ng := range res.NodeGroups {
+		if was := nodeGroupStatus(spec, ng.UUID); strings.HasSuffix(ng.Status, "_COMPLETE") && strings.HasSuffix(was, "_IN_PROGRESS") {
+			res.NodeGroups[i].Status, res.NodeGroups[i].StatusReason = was, reason
+		}
+	}
+	return res
+}
+
+func nodeGroupStatus(spec Spec, uuid string) string {
+	for _, ng := range spec.NodeGroups {
+		if ng.UUID == uuid {
+			return ng.Status
+		}
+	}
+	return ""
 }
 
 // statusWithoutRelease answers for a cluster that never got a release name:
@@ -125,6 +168,11 @@ func snapshot(objs *kube.Objects) (capistatus.Snapshot, error) {
 		addon, err := capistatus.AddonFromUnstructured(objs.Addons[i].Object)
 		if err != nil {
 			return snap, fmt.Errorf("%s %s: %w", objs.Addons[i].GetKind(), objs.Addons[i].GetName(), err)
+		}
+		// The cache strips managedFields, so it tracks when it first saw
+		// the addon Failed itself (kube.Objects.AddonFailedSince).
+		if since, ok := objs.AddonFailedSince[objs.Addons[i].GetUID()]; ok {
+			addon.FailedSince = since
 		}
 		snap.Addons = append(snap.Addons, addon)
 	}

@@ -5,21 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
-	"strconv"
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
 // Index names for the watch cache.
@@ -28,34 +22,21 @@ const (
 	indexByRelease      = "magnum-capi/helm-release"
 )
 
-// Objects is everything the watch cache holds for one cluster: one
-// consistent-enough read for status derivation, made without any API request.
-type Objects struct {
-	Cluster            *clusterv1.Cluster
-	InfraCluster       *unstructured.Unstructured
-	ControlPlane       *controlplanev1.KubeadmControlPlane
-	MachineDeployments []clusterv1.MachineDeployment
-	Machines           []clusterv1.Machine
-	Addons             []unstructured.Unstructured
-	Release            ReleaseRecord
-}
-
-// ReleaseRecord is what Helm's storage Secrets say about a release, read from
-// their labels only (the cache never holds release payloads).
-type ReleaseRecord struct {
-	Exists bool
-	// Revision, Status and Created describe the newest revision.
-	Revision int
-	Status   string
-	Created  time.Time
-}
-
 // NotSyncedError is returned while the cache has not finished its first list:
 // answering then would report stale or missing objects.
-type NotSyncedError struct{ Cluster string }
+type NotSyncedError struct {
+	Cluster string
+	// Problem is the last error listing or watching met, if any: why the
+	// sync takes long (RBAC, a missing CRD, an unreachable API server).
+	Problem string
+}
 
 func (e *NotSyncedError) Error() string {
-	return fmt.Sprintf("the watch cache of management cluster %s is still syncing", e.Cluster)
+	msg := fmt.Sprintf("the watch cache of management cluster %s is still syncing; retry shortly", e.Cluster)
+	if e.Problem != "" {
+		msg += " (last error: " + e.Problem + ")"
+	}
+	return msg
 }
 
 // Unavailable classifies the error for the gRPC boundary: retry shortly.
@@ -63,30 +44,19 @@ func (e *NotSyncedError) Unavailable() bool { return true }
 
 // Cache is the sidecar's watch cache of one management cluster: informers on
 // the kinds status is derived from, limited to objects carrying the chart's
-// cluster label, with managedFields stripped and an index by cluster.
+// cluster label, with managedFields stripped and an index by cluster. It
+// also remembers since when each addon has been Failed (managedFields are
+// gone once an object is cached) and how far each kind's watch has got (for
+// the read-your-writes barrier).
 type Cache struct {
-	name   string
-	cache  cache.Cache
-	synced atomic.Bool
-}
-
-func chartObjects() []client.Object {
-	osc := &unstructured.Unstructured{}
-	osc.SetGroupVersionKind(OpenStackClusterGVK)
-	hr := &unstructured.Unstructured{}
-	hr.SetGroupVersionKind(HelmReleaseGVK)
-	mf := &unstructured.Unstructured{}
-	mf.SetGroupVersionKind(ManifestsGVK)
-	return []client.Object{
-		&clusterv1.Cluster{}, &controlplanev1.KubeadmControlPlane{}, &clusterv1.MachineDeployment{},
-		&clusterv1.Machine{}, osc, hr, mf,
-	}
-}
-
-func helmSecretsObject() client.Object {
-	s := &metav1.PartialObjectMetadata{}
-	s.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	return s
+	name    string
+	cache   cache.Cache
+	synced  chan struct{}
+	problem atomic.Pointer[string]
+	failed  *failedAddons
+	seen    *seenVersions
+	// copyReads deep-copies objects read from the cache (see Objects).
+	copyReads bool
 }
 
 // StartCache starts the informers and returns at once; answers wait for the
@@ -96,17 +66,24 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 	if err != nil {
 		return nil, err
 	}
-	byChartLabel := cache.ByObject{Label: labels.NewSelector().Add(*hasChartLabel)}
+	ch := &Cache{name: c.Name, synced: make(chan struct{}), failed: newFailedAddons(time.Now), seen: newSeenVersions()}
+	strip := cache.TransformStripManagedFields()
 	byObject := map[client.Object]cache.ByObject{
 		helmSecretsObject(): {Label: labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm"})},
 	}
-	for _, obj := range chartObjects() {
-		byObject[obj] = byChartLabel
+	for _, gvk := range chartKinds {
+		by := cache.ByObject{Label: labels.NewSelector().Add(*hasChartLabel)}
+		if isAddon(gvk) {
+			// Addons keep managedFields until their failure is recorded.
+			by.Transform = ch.failed.transform(strip)
+		}
+		byObject[typedObject(gvk)] = by
 	}
 	inf, err := cache.New(c.Config, cache.Options{
-		Scheme:           c.Scheme,
-		ByObject:         byObject,
-		DefaultTransform: cache.TransformStripManagedFields(),
+		Scheme:                   c.Scheme,
+		ByObject:                 byObject,
+		DefaultTransform:         strip,
+		DefaultWatchErrorHandler: ch.watchError(log),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("watch cache of %s: %w", c.Name, err)
@@ -123,133 +100,107 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 	}); err != nil {
 		return nil, err
 	}
-	ch := &Cache{name: c.Name, cache: inf}
+	ch.cache = inf
 	go func() {
 		if err := inf.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
 			log.Error("watch cache stopped", "management_cluster", c.Name, "err", err)
 		}
 	}()
-	go func() {
-		// Ask for every informer so all of them start now, not at first use.
-		for _, obj := range append(chartObjects(), helmSecretsObject()) {
-			if _, err := inf.GetInformer(ctx, obj); err != nil {
-				log.Error("starting informer", "management_cluster", c.Name, "kind", fmt.Sprintf("%T", obj), "err", err)
-				return
-			}
-		}
-		if inf.WaitForCacheSync(ctx) {
-			ch.synced.Store(true)
-			log.Info("watch cache synced", "management_cluster", c.Name)
-		}
-	}()
+	go ch.startInformers(ctx, log)
 	return ch, nil
 }
 
-// WaitForSync blocks until the first sync or ctx ends.
-func (ch *Cache) WaitForSync(ctx context.Context) error {
-	for !ch.synced.Load() {
-		select {
-		case <-ctx.Done():
-			return &NotSyncedError{Cluster: ch.name}
-		case <-time.After(20 * time.Millisecond):
+// startInformers asks for every informer so all of them start now, not at
+// first use, registers the handlers that track addon deletions and watch
+// progress, and marks the cache synced once every informer has listed.
+func (ch *Cache) startInformers(ctx context.Context, log *slog.Logger) {
+	for _, gvk := range append(append([]schema.GroupVersionKind{}, chartKinds...), SecretGVK) {
+		obj := typedObject(gvk)
+		if gvk == SecretGVK {
+			obj = helmSecretsObject()
+		}
+		informer, err := ch.cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+		if err == nil {
+			_, err = informer.AddEventHandler(ch.handler(gvk))
+		}
+		if err != nil {
+			ch.setProblem(fmt.Sprintf("watching %s: %v", gvk.Kind, err))
+			log.Error("starting informer", "management_cluster", ch.name, "kind", gvk.Kind, "err", err)
+			return
 		}
 	}
-	return nil
+	if ch.cache.WaitForCacheSync(ctx) {
+		ch.problem.Store(nil)
+		close(ch.synced)
+		log.Info("watch cache synced", "management_cluster", ch.name)
+	}
+}
+
+// handler follows one kind's watch: how far it got, and addons' deletion.
+func (ch *Cache) handler(gvk schema.GroupVersionKind) toolscache.ResourceEventHandler {
+	gk := gvk.GroupKind()
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { ch.seen.observe(gk, obj) },
+		UpdateFunc: func(_, obj any) { ch.seen.observe(gk, obj) },
+		DeleteFunc: func(obj any) {
+			ch.seen.observe(gk, obj)
+			if isAddon(gvk) {
+				ch.failed.forget(obj)
+			}
+		},
+	}
+}
+
+// watchError keeps the last list or watch error while the cache has not
+// synced, so that NotSyncedError can say why; client-go's own handler still
+// logs it.
+func (ch *Cache) watchError(log *slog.Logger) toolscache.WatchErrorHandlerWithContext {
+	return func(ctx context.Context, r *toolscache.Reflector, err error) {
+		if !ch.Synced() {
+			ch.setProblem(fmt.Sprintf("%s: %v", r.TypeDescription(), err))
+			log.Warn("watch cache: listing or watching failed", "management_cluster", ch.name, "kind", r.TypeDescription(), "err", err)
+		}
+		toolscache.DefaultWatchErrorHandler(ctx, r, err)
+	}
+}
+
+func (ch *Cache) setProblem(p string) { ch.problem.Store(&p) }
+
+// WaitForSync blocks until the first sync, or until shortly before ctx's
+// deadline: it returns NotSyncedError (Unavailable) with time to spare, so
+// that the caller hears "still syncing, retry" instead of its own deadline
+// passing without an answer.
+func (ch *Cache) WaitForSync(ctx context.Context) error {
+	select {
+	case <-ch.synced:
+		return nil
+	default:
+	}
+	wait := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		margin := min(time.Until(deadline)/10, time.Second)
+		var cancel context.CancelFunc
+		wait, cancel = context.WithDeadline(ctx, deadline.Add(-margin))
+		defer cancel()
+	}
+	select {
+	case <-ch.synced:
+		return nil
+	case <-wait.Done():
+		e := &NotSyncedError{Cluster: ch.name}
+		if p := ch.problem.Load(); p != nil {
+			e.Problem = *p
+		}
+		return e
+	}
 }
 
 // Synced reports whether the first sync finished.
-func (ch *Cache) Synced() bool { return ch.synced.Load() }
-
-// Objects reads one cluster's objects from memory. It waits for the first
-// sync up to ctx's deadline.
-func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, error) {
-	if err := ch.WaitForSync(ctx); err != nil {
-		return nil, err
+func (ch *Cache) Synced() bool {
+	select {
+	case <-ch.synced:
+		return true
+	default:
+		return false
 	}
-	inCluster := []client.ListOption{client.InNamespace(ns), client.MatchingFields{indexByChartCluster: stackID}}
-	out := &Objects{}
-
-	var clusters clusterv1.ClusterList
-	if err := ch.cache.List(ctx, &clusters, inCluster...); err != nil {
-		return nil, err
-	}
-	for i := range clusters.Items {
-		if clusters.Items[i].Name == stackID {
-			out.Cluster = &clusters.Items[i]
-		}
-	}
-	var kcps controlplanev1.KubeadmControlPlaneList
-	if err := ch.cache.List(ctx, &kcps, inCluster...); err != nil {
-		return nil, err
-	}
-	if len(kcps.Items) > 0 {
-		out.ControlPlane = &kcps.Items[0]
-	}
-	var mds clusterv1.MachineDeploymentList
-	if err := ch.cache.List(ctx, &mds, inCluster...); err != nil {
-		return nil, err
-	}
-	out.MachineDeployments = mds.Items
-	var machines clusterv1.MachineList
-	if err := ch.cache.List(ctx, &machines, inCluster...); err != nil {
-		return nil, err
-	}
-	out.Machines = machines.Items
-
-	oscs := &unstructured.UnstructuredList{}
-	oscs.SetGroupVersionKind(OpenStackClusterGVK.GroupVersion().WithKind("OpenStackClusterList"))
-	if err := ch.cache.List(ctx, oscs, inCluster...); err != nil {
-		return nil, err
-	}
-	for i := range oscs.Items {
-		if oscs.Items[i].GetName() == stackID {
-			out.InfraCluster = &oscs.Items[i]
-		}
-	}
-	for _, gvk := range []struct{ list string }{{"HelmReleaseList"}, {"ManifestsList"}} {
-		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(HelmReleaseGVK.GroupVersion().WithKind(gvk.list))
-		if err := ch.cache.List(ctx, l, inCluster...); err != nil {
-			return nil, err
-		}
-		out.Addons = append(out.Addons, l.Items...)
-	}
-
-	rel, err := ch.release(ctx, ns, stackID)
-	if err != nil {
-		return nil, err
-	}
-	out.Release = rel
-	return out, nil
-}
-
-func (ch *Cache) release(ctx context.Context, ns, name string) (ReleaseRecord, error) {
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
-	if err := ch.cache.List(ctx, list, client.InNamespace(ns), client.MatchingFields{indexByRelease: name}); err != nil {
-		return ReleaseRecord{}, err
-	}
-	return newestRevision(list.Items), nil
-}
-
-// newestRevision reads Helm's storage labels: name, status, version and
-// createdAt (Unix seconds) on each sh.helm.release.v1.<name>.v<N> Secret.
-func newestRevision(items []metav1.PartialObjectMetadata) ReleaseRecord {
-	if len(items) == 0 {
-		return ReleaseRecord{}
-	}
-	sort.Slice(items, func(i, j int) bool {
-		vi, _ := strconv.Atoi(items[i].Labels["version"])
-		vj, _ := strconv.Atoi(items[j].Labels["version"])
-		return vi > vj
-	})
-	newest := items[0].Labels
-	rec := ReleaseRecord{Exists: true, Status: newest["status"]}
-	rec.Revision, _ = strconv.Atoi(newest["version"])
-	if secs, err := strconv.ParseInt(newest["createdAt"], 10, 64); err == nil {
-		rec.Created = time.Unix(secs, 0)
-	} else {
-		rec.Created = items[0].CreationTimestamp.Time
-	}
-	return rec
 }
