@@ -26,9 +26,13 @@ import (
 
 // Run wires the adapters, serves until ctx ends, then drains in-flight
 // calls (Magnum's operations are short) before returning.
-func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+func Run(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...RunOption) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var o runOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	m := metrics.New()
 
 	var mgmt []*clusters.ManagementCluster
@@ -36,6 +40,9 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		rc, err := kube.LoadRESTConfig(mc.Kubeconfig, mc.Context)
 		if err != nil {
 			return err
+		}
+		if o.wrapKube != nil {
+			rc.Wrap(o.wrapKube)
 		}
 		kc, err := kube.Connect(mc.Name, rc)
 		if err != nil {
