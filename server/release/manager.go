@@ -10,6 +10,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/postrender"
 	helmkube "helm.sh/helm/v3/pkg/kube"
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
@@ -58,6 +59,17 @@ func NewManager(opts Options, log *slog.Logger) *Manager {
 type Target struct {
 	Getter    genericclioptions.RESTClientGetter
 	Namespace string
+	// Labels go on the release's storage Secrets and on every object the
+	// chart renders (the cluster's uuid and project).
+	Labels map[string]string
+}
+
+// postRenderer adds t's labels to the rendered objects; nil without labels.
+func (t Target) postRenderer() postrender.PostRenderer {
+	if len(t.Labels) == 0 {
+		return nil
+	}
+	return labeller{labels: t.Labels}
 }
 
 // Release is what the driver needs to know about an installed release.
@@ -118,6 +130,8 @@ func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Ch
 		inst.ReleaseName = name
 		inst.Namespace = t.Namespace
 		inst.Timeout = m.opts.Timeout
+		inst.Labels = t.Labels
+		inst.PostRenderer = t.postRenderer()
 		rel, err := inst.RunWithContext(ctx, ch, values)
 		if err != nil {
 			return nil, fmt.Errorf("installing release %s/%s: %w", t.Namespace, name, err)
@@ -138,6 +152,8 @@ func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Ch
 	up.MaxHistory = m.opts.HistoryMax
 	up.Timeout = m.opts.Timeout
 	up.ResetValues = true
+	up.Labels = t.Labels
+	up.PostRenderer = t.postRenderer()
 	rel, err := up.RunWithContext(ctx, name, ch, values)
 	if err != nil {
 		return nil, fmt.Errorf("upgrading release %s/%s: %w", t.Namespace, name, err)

@@ -1,0 +1,185 @@
+package release
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/action"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/testbed"
+	"github.com/magnum-capi/magnum-capi/test/testchart"
+)
+
+// TestManagerOnTestbed runs the release operations against a real API
+// server: install, upgrade with bounded history, recovery from each
+// pending state a crash can leave, the driver's labels on the release and
+// on every object, and idempotent uninstall.
+func TestManagerOnTestbed(t *testing.T) {
+	rest.SetDefaultWarningHandler(rest.NoWarnings{})
+	env, err := testbed.Start(t.Context(), testbed.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Stop()
+	kc, err := kube.Connect("test", env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(testbed.TestdataDir(), "chart-0.27.0", "values-base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(raw, &values); err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{"magnum.openstack.org/cluster-uuid": "c0ffee", "magnum.openstack.org/project-id": "p1"}
+	m := NewManager(Options{HistoryMax: 3}, quiet())
+
+	tests := []struct {
+		name string
+		// crash is the status a crashed operation leaves on a new newest
+		// revision; "" for none.
+		crash helmrelease.Status
+		// installed says whether a deployed revision exists before the crash.
+		installed bool
+	}{
+		{"plain install and upgrades", "", true},
+		{"pending-install", helmrelease.StatusPendingInstall, false},
+		{"pending-upgrade", helmrelease.StatusPendingUpgrade, true},
+		{"pending-rollback", helmrelease.StatusPendingRollback, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			ns := "release-test-" + string(rune('a'+i))
+			if err := kc.EnsureNamespace(ctx, ns, nil); err != nil {
+				t.Fatal(err)
+			}
+			target := Target{Getter: kc.HelmGetter(ns), Namespace: ns, Labels: labels}
+			const name = "demo"
+			if tt.installed {
+				apply(t, m, target, name, values, 1)
+			}
+			if tt.crash != "" {
+				leavePending(t, kc, ns, name, tt.crash)
+			}
+			// Five more operations: each succeeds, history stays at 3.
+			for range 5 {
+				apply(t, m, target, name, values, 0)
+			}
+			cfg := new(action.Configuration)
+			if err := cfg.Init(target.Getter, ns, "secret", func(string, ...any) {}); err != nil {
+				t.Fatal(err)
+			}
+			history, err := cfg.Releases.History(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(history) != 3 {
+				t.Errorf("%d revisions kept, want 3 (historyMax)", len(history))
+			}
+			deployed := 0
+			for _, r := range history {
+				if r.Info.Status.IsPending() {
+					t.Errorf("revision %d still %s", r.Version, r.Info.Status)
+				}
+				if r.Info.Status == helmrelease.StatusDeployed {
+					deployed++
+				}
+			}
+			if deployed != 1 {
+				t.Errorf("%d deployed revisions, want 1", deployed)
+			}
+
+			var secrets corev1.SecretList
+			if err := env.Client.List(ctx, &secrets, client.InNamespace(ns), client.MatchingLabels{"owner": "helm"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range secrets.Items {
+				if s.Labels["magnum.openstack.org/cluster-uuid"] != "c0ffee" || s.Labels["magnum.openstack.org/project-id"] != "p1" {
+					t.Errorf("release Secret %s labels %v lack the cluster's", s.Name, s.Labels)
+				}
+			}
+			var cluster clusterv1.Cluster
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cluster); err != nil {
+				t.Fatal(err)
+			}
+			if cluster.Labels["magnum.openstack.org/cluster-uuid"] != "c0ffee" || cluster.Labels[kube.ChartClusterLabel] != name {
+				t.Errorf("CAPI Cluster labels %v: want the chart's and the driver's", cluster.Labels)
+			}
+			osmts := &unstructured.UnstructuredList{}
+			osmts.SetAPIVersion("infrastructure.cluster.x-k8s.io/v1beta1")
+			osmts.SetKind("OpenStackMachineTemplateList")
+			if err := env.Client.List(ctx, osmts, client.InNamespace(ns)); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range osmts.Items {
+				if o.GetLabels()["magnum.openstack.org/project-id"] != "p1" {
+					t.Errorf("OpenStackMachineTemplate %s labels %v", o.GetName(), o.GetLabels())
+				}
+			}
+
+			for range 2 {
+				if err := m.Uninstall(ctx, target, name); err != nil {
+					t.Fatalf("Uninstall: %v", err)
+				}
+			}
+			if _, err := m.Get(ctx, target, name); err == nil || !strings.Contains(err.Error(), "not found") {
+				t.Errorf("Get after uninstall: %v", err)
+			}
+		})
+	}
+}
+
+func apply(t *testing.T, m *Manager, target Target, name string, values map[string]any, wantRevision int) {
+	t.Helper()
+	ch, err := testchart.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := m.Apply(context.Background(), target, name, ch, values)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if rel.Status != "deployed" || (wantRevision != 0 && rel.Revision != wantRevision) {
+		t.Fatalf("Apply gave revision %d %s", rel.Revision, rel.Status)
+	}
+}
+
+// leavePending writes what a sidecar killed mid-operation leaves: a newest
+// revision in a pending state, written by Helm's own storage.
+func leavePending(t *testing.T, kc *kube.Cluster, ns, name string, status helmrelease.Status) {
+	t.Helper()
+	cfg := new(action.Configuration)
+	if err := cfg.Init(kc.HelmGetter(ns), ns, "secret", func(string, ...any) {}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := testchart.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := 1
+	if last, err := cfg.Releases.Last(name); err == nil {
+		version = last.Version + 1
+	}
+	rel := &helmrelease.Release{
+		Name: name, Namespace: ns, Version: version, Chart: ch, Config: map[string]any{},
+		Info: &helmrelease.Info{Status: status, Description: "interrupted by a test"},
+	}
+	if err := cfg.Releases.Create(rel); err != nil {
+		t.Fatal(err)
+	}
+}
