@@ -61,7 +61,9 @@ func TestValidate(t *testing.T) {
 		{"durations", func(c *Config) { c.Timeouts.Lock, c.OpenStack.Timeout = 0, -time.Second }, []string{
 			`timeouts.lock="0s": expected a positive duration`, `openstack.timeout="-1s": expected a positive duration`,
 		}},
-		{"unreadable files", func(c *Config) { c.OpenStack.CloudsFile, c.Chart.CAFile = "/nonexistent/clouds.yaml", "/nonexistent/ca.pem" }, []string{
+		{"unreadable files", func(c *Config) {
+			c.OpenStack.CloudsFile, c.Chart.CAFile = "/nonexistent/clouds.yaml", "/nonexistent/ca.pem"
+		}, []string{
 			`openstack.cloudsFile="/nonexistent/clouds.yaml": cannot be read`, `chart.caFile="/nonexistent/ca.pem": cannot be read`,
 		}},
 	}
