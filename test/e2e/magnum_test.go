@@ -20,6 +20,15 @@ type cluster struct {
 	spec  *pb.ClusterSpec
 	ctx   *pb.RequestContext
 	certs *pb.CertificateAuthorities
+	// via is the sidecar polled by waitFor; nil: the package's shared one.
+	via pb.DriverServiceClient
+}
+
+func (c *cluster) client() pb.DriverServiceClient {
+	if c.via != nil {
+		return c.via
+	}
+	return driver
 }
 
 // newCluster is a cluster freshly created by Magnum's conductor: status
@@ -55,8 +64,8 @@ func newCluster(t *testing.T, name string, kubeVersion string, workers int32) *c
 			FlavorId: "m1.medium", ImageId: tmpl.ImageId, NodeCount: workers, IsDefault: true, Status: "CREATE_IN_PROGRESS"},
 	}}
 	return &cluster{
-		spec: spec,
-		ctx:  &pb.RequestContext{AuthToken: tok.ID, AuthUrl: stack.Info.AuthURL, UserId: tok.UserID, ProjectId: tok.ProjectID, RequestId: "req-" + uuid.NewString()},
+		spec:  spec,
+		ctx:   &pb.RequestContext{AuthToken: tok.ID, AuthUrl: stack.Info.AuthURL, UserId: tok.UserID, ProjectId: tok.ProjectID, RequestId: "req-" + uuid.NewString()},
 		certs: toProto(auth),
 	}
 }
@@ -104,7 +113,7 @@ func (c *cluster) waitFor(t *testing.T, want string, timeout time.Duration) []st
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+		resp, err := c.client().GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
 		cancel()
 		if err != nil {
 			t.Fatalf("GetClusterStatus: %v", err)
