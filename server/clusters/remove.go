@@ -56,7 +56,7 @@ func (s *Service) markForRemoval(ctx context.Context, mc *ManagementCluster, ns 
 	if len(unknown) > 0 {
 		known := make([]string, 0, len(mine))
 		for _, m := range mine {
-			known = append(known, nodeName(m))
+			known = append(known, describeNode(m))
 		}
 		sort.Strings(known)
 		return &helmvalues.FieldError{
@@ -93,6 +93,19 @@ func hasAddress(m clusterv1.Machine, node string) bool {
 		}
 	}
 	return false
+}
+
+// describeNode names a machine the way a user may name it back: its node
+// name and its address (Magnum's node_addresses).
+func describeNode(m clusterv1.Machine) string {
+	for _, t := range []clusterv1.MachineAddressType{clusterv1.MachineInternalIP, clusterv1.MachineExternalIP} {
+		for _, a := range m.Status.Addresses {
+			if a.Type == t && a.Address != "" {
+				return nodeName(m) + " " + a.Address
+			}
+		}
+	}
+	return nodeName(m)
 }
 
 func nodeName(m clusterv1.Machine) string {
