@@ -1,9 +1,18 @@
-"""What Magnum 15-17 leave to the driver when a cluster is deleted.
+"""What Magnum leaves to the driver when a cluster is deleted.
 
-From Magnum 18 the periodic job deletes a cluster's certificates and its
-trustee once the driver reports DELETE_COMPLETE. Before that only the Heat
-driver did, so on Zed, Antelope and Bobcat this driver must do it itself or
-the certificates (Barbican secrets) and trustee users leak.
+From Magnum 18 the periodic job deletes a cluster's CA and client
+certificates (ca_cert_ref, magnum_cert_ref) and its trustee once the driver
+reports DELETE_COMPLETE. Before that only the Heat driver did, so on Zed,
+Antelope and Bobcat this driver must do it itself or the certificates
+(Barbican secrets or x509keypair rows) and trustee users leak.
+
+No Magnum release deletes the etcd and front-proxy CAs
+(cert_manager.delete_certificates_from_cluster knows only the first two), nor
+the client-file cache under [cluster] temp_cache_dir: this driver deletes
+them on every release.
+
+Everything here is best effort: a failure is logged and never keeps the
+cluster from DELETE_COMPLETE (the Cluster API resources are already gone).
 """
 
 from oslo_log import log as logging
@@ -11,7 +20,10 @@ from oslo_log import log as logging
 LOG = logging.getLogger(__name__)
 
 # First Magnum release whose periodic job cleans up after DELETE_COMPLETE.
-_MAGNUM_CLEANS_UP_FROM = 18
+MAGNUM_CLEANS_UP_FROM = 18
+
+# Certificate references Magnum itself never deletes.
+_ALWAYS_OURS = ("etcd_ca_cert_ref", "front_proxy_ca_cert_ref")
 
 
 def magnum_major_version():
@@ -32,16 +44,37 @@ def magnum_major_version():
         return 0
 
 
+def _delete_refs(context, cluster, names):
+    from magnum.common import cert_manager
+
+    backend = cert_manager.get_backend().CertManager
+    for name in names:
+        ref = getattr(cluster, name, None)
+        if not ref:
+            continue
+        try:
+            backend.delete_cert(ref, resource_ref=cluster.uuid, context=context)
+        except Exception:  # noqa: BLE001
+            LOG.exception("Deleting %s %s of cluster %s", name, ref, cluster.uuid)
+
+
 def after_delete_complete(context, cluster):
-    if magnum_major_version() >= _MAGNUM_CLEANS_UP_FROM:
-        return
     from magnum.conductor.handlers.common import cert_manager
 
+    _delete_refs(context, cluster, _ALWAYS_OURS)
+    try:
+        cert_manager.delete_client_files(cluster, context=context)
+    except Exception:  # noqa: BLE001
+        LOG.exception("Deleting the client files of cluster %s", cluster.uuid)
+    if magnum_major_version() >= MAGNUM_CLEANS_UP_FROM:
+        return
     try:
         cert_manager.delete_certificates_from_cluster(cluster, context=context)
-    except Exception:  # noqa: BLE001 - cleanup must not block DELETE_COMPLETE
+    except Exception:  # noqa: BLE001
         LOG.exception("Deleting the certificates of cluster %s", cluster.uuid)
     try:
+        # Magnum <= 22 only (removed on master together with trusts); this
+        # branch runs on 15-17 alone.
         from magnum.common import clients
         from magnum.conductor.handlers.common import trust_manager
 

@@ -114,36 +114,46 @@ def reset():
 def call(method, request, timeout, metadata=()):
     """Call one DriverService method; return its response.
 
-    Unavailable sidecars are retried with backoff, then reported with the
-    address Magnum was configured with. Every gRPC error becomes the Magnum
-    exception the conductor and API know how to show (see errors.py).
+    timeout bounds the whole call, retries included: Magnum's synchronous
+    RPCs (upgrade, CA rotation) must answer within rpc_response_timeout
+    however the sidecar misbehaves. An unavailable sidecar is retried with
+    backoff while the budget allows, then reported with the address Magnum
+    was configured with. Every gRPC error becomes the Magnum exception the
+    conductor and API know how to show (see errors.py).
     """
     conf = CONF.magnum_capi
     attempts = conf.unavailable_retries + 1
     backoff = conf.retry_backoff
+    deadline = time.monotonic() + timeout
     for attempt in range(1, attempts + 1):
+        remaining = deadline - time.monotonic()
         try:
             return _in_native_thread(
                 lambda: getattr(_stub(), method)(
-                    request, timeout=timeout, metadata=list(metadata)
+                    request, timeout=max(remaining, 0.001),
+                    metadata=list(metadata)
                 )
             )
         except grpc.RpcError as e:
             code = e.code() if hasattr(e, "code") else None
-            if code == grpc.StatusCode.UNAVAILABLE and attempt < attempts:
-                LOG.warning(
-                    "magnum-capi sidecar at %s unavailable (%s); retrying "
-                    "%s in %.1fs (attempt %d of %d)",
-                    conf.sidecar_address,
-                    e.details(),
-                    method,
-                    backoff,
-                    attempt,
-                    attempts,
-                )
-                time.sleep(backoff)
-                backoff *= 2
-                continue
-            raise errors.from_rpc_error(
-                e, method, conf.sidecar_address, timeout
+            retry = (
+                code == grpc.StatusCode.UNAVAILABLE
+                and attempt < attempts
+                and deadline - time.monotonic() > backoff
             )
+            if not retry:
+                raise errors.from_rpc_error(
+                    e, method, conf.sidecar_address, timeout, attempt
+                )
+            LOG.warning(
+                "magnum-capi sidecar at %s unavailable (%s); retrying "
+                "%s in %.1fs (attempt %d of %d)",
+                conf.sidecar_address,
+                e.details(),
+                method,
+                backoff,
+                attempt,
+                attempts,
+            )
+            time.sleep(backoff)
+            backoff *= 2

@@ -18,6 +18,7 @@ from magnum_capi import client
 from magnum_capi import convert
 from magnum_capi import monitor
 from magnum_capi import status as status_writer
+from magnum_capi import upgrade
 from magnumcapi.v1 import driver_pb2
 
 LOG = logging.getLogger(__name__)
@@ -40,6 +41,9 @@ def _provides():
 class Driver(driver.Driver):
     """Cluster API driver backed by the magnum-capi sidecar."""
 
+    # Magnum >= 18 refuses "beta" drivers unless enabled; this one is not.
+    beta = False
+
     @property
     def provides(self):
         return _provides()
@@ -53,6 +57,15 @@ class Driver(driver.Driver):
             timeout or CONF.magnum_capi.call_timeout,
             convert.metadata(context, cluster),
         )
+
+    @staticmethod
+    def _nodegroups_with(cluster, nodegroup):
+        """The cluster's node groups as stored, with nodegroup as the
+        conductor holds it: its changes (a new node_count, min/max, a status)
+        are not always saved before the driver is called."""
+        ngs = [ng for ng in cluster.nodegroups if ng.uuid != nodegroup.uuid]
+        ngs.append(nodegroup)
+        return ngs
 
     # -- cluster lifecycle -------------------------------------------------
 
@@ -73,6 +86,8 @@ class Driver(driver.Driver):
         cluster.save()
 
     def update_cluster(self, context, cluster, scale_manager=None, rollback=False):
+        # The conductor has saved the default worker group's new node_count
+        # and sets the cluster to UPDATE_IN_PROGRESS when this returns.
         self._call(
             "UpdateCluster",
             driver_pb2.UpdateClusterRequest(
@@ -82,16 +97,28 @@ class Driver(driver.Driver):
             context,
             cluster,
         )
+        # Only once the change is applied: on an error the conductor fails
+        # the cluster and restores the count, and the group must not be left
+        # in progress under a failed cluster that nothing polls.
+        worker = cluster.default_ng_worker
+        worker.status = fields.ClusterStatus.UPDATE_IN_PROGRESS
+        worker.status_reason = None
+        worker.save()
 
     def resize_cluster(self, context, cluster, resize_manager, node_count,
                        nodes_to_remove, nodegroup=None):
+        # The conductor has set nodegroup's node_count and UPDATE_IN_PROGRESS
+        # (and saved them); it also calls this from UPDATE_FAILED, which is
+        # how a failed update is retried.
         if nodegroup is None:
             nodegroup = cluster.default_ng_worker
+            nodegroup.node_count = int(node_count)
         self._call(
             "ResizeCluster",
             driver_pb2.ResizeClusterRequest(
                 context=convert.request_context(context),
-                spec=convert.spec(cluster),
+                spec=convert.spec(
+                    cluster, nodegroups=self._nodegroups_with(cluster, nodegroup)),
                 nodegroup_uuid=nodegroup.uuid,
                 node_count=int(node_count),
                 nodes_to_remove=[str(n) for n in nodes_to_remove or []],
@@ -103,63 +130,107 @@ class Driver(driver.Driver):
     def upgrade_cluster(self, context, cluster, cluster_template,
                         max_batch_size, nodegroup, scale_manager=None,
                         rollback=False):
-        # Raises NotSupported (FAILED_PRECONDITION) for a downgrade or a skip
-        # of more than one minor version: Magnum >= 18 then leaves the
-        # cluster's status as it was.
+        """Move the cluster and every node group to cluster_template.
+
+        A synchronous Magnum RPC: it only renders and applies, well inside
+        rpc_response_timeout, and Cluster API rolls the machines afterwards.
+        A downgrade or a skip of more than one minor Kubernetes version is
+        refused by the sidecar with NotSupported before anything changes,
+        and nothing is saved here either: Magnum >= 18 then leaves the
+        cluster's status as it was (Magnum 15-17 set UPDATE_FAILED on any
+        exception; a resize to the same size recovers from that).
+
+        max_batch_size and nodegroup are not used: Cluster API rolls the
+        control plane, then the node groups, by the chart's rollout rules.
+        """
+        # The request describes the cluster as it will be; the objects are
+        # changed only once the sidecar accepted it.
+        spec, labels = upgrade.spec(cluster, cluster_template)
         self._call(
             "UpgradeCluster",
             driver_pb2.UpgradeClusterRequest(
                 context=convert.request_context(context),
-                spec=convert.spec(cluster, template=cluster_template),
+                spec=spec,
                 max_batch_size=int(max_batch_size or 0),
                 nodegroup_uuid=getattr(nodegroup, "uuid", "") or "",
             ),
             context,
             cluster,
         )
-        # The conductor does not record the new template; the driver does.
-        cluster.cluster_template_id = cluster_template.uuid
+        # The conductor records neither the new template nor the images;
+        # the driver does. It saves the cluster and nodegroup (status only)
+        # after this returns.
         for ng in cluster.nodegroups:
             ng.image_id = cluster_template.image_id
             ng.status = fields.ClusterStatus.UPDATE_IN_PROGRESS
+            ng.status_reason = None
             ng.save()
+        cluster.cluster_template_id = cluster_template.uuid
+        cluster.labels = labels
         cluster.save()
+        # The lazily loaded template is the old one; later readers of this
+        # object in the same call see the new one (not a column: not saved).
+        cluster.cluster_template = cluster_template
+        cluster.obj_reset_changes(["cluster_template"])
 
     def delete_cluster(self, context, cluster):
-        # Node groups first: the periodic sync may run before this returns.
-        for ng in cluster.nodegroups:
+        # Node groups first: the sidecar's status for a deleting cluster
+        # follows each group's deletion.
+        ngs = cluster.nodegroups
+        for ng in ngs:
             ng.status = fields.ClusterStatus.DELETE_IN_PROGRESS
+            ng.status_reason = None
             ng.save()
-        self._call(
-            "DeleteCluster",
-            driver_pb2.DeleteClusterRequest(
-                context=convert.request_context(context),
-                spec=convert.spec(cluster),
-            ),
-            context,
-            cluster,
-        )
+        try:
+            self._call(
+                "DeleteCluster",
+                driver_pb2.DeleteClusterRequest(
+                    context=convert.request_context(context),
+                    spec=convert.spec(cluster, nodegroups=ngs),
+                ),
+                context,
+                cluster,
+            )
+        except Exception as e:
+            # The conductor sets the cluster DELETE_FAILED; its groups
+            # follow, so none is left "in progress" under a failed cluster.
+            for ng in ngs:
+                ng.status = fields.ClusterStatus.DELETE_FAILED
+                ng.status_reason = str(e)
+                ng.save()
+            raise
 
     def update_cluster_status(self, context, cluster, use_admin_ctx=False):
+        # The periodic job loaded the cluster at the start of its tick.
+        cluster.refresh()
+        ngs = cluster.nodegroups
+        snapshot = status_writer.Snapshot(cluster, ngs)
         resp = self._call(
             "GetClusterStatus",
-            driver_pb2.GetClusterStatusRequest(spec=convert.spec(cluster)),
+            driver_pb2.GetClusterStatusRequest(
+                spec=convert.spec(cluster, nodegroups=ngs)),
             context,
             cluster,
             timeout=CONF.magnum_capi.status_timeout,
         )
-        status_writer.apply_cluster_status(cluster, resp.status)
+        status_writer.apply_cluster_status(cluster, snapshot, resp.status)
         if cluster.status == fields.ClusterStatus.DELETE_COMPLETE:
             cleanup.after_delete_complete(context, cluster)
 
     # -- node groups -----------------------------------------------------
+    #
+    # The conductor has set the cluster UPDATE_IN_PROGRESS; it sets the node
+    # group CREATE_FAILED/UPDATE_FAILED/DELETE_FAILED (and the cluster
+    # UPDATE_FAILED) if these raise. The group's status is saved before the
+    # call so that the periodic sync, which may run at any time, follows it.
 
     def _nodegroup_call(self, method, request_type, context, cluster, nodegroup):
         self._call(
             method,
             request_type(
                 context=convert.request_context(context),
-                spec=convert.spec(cluster),
+                spec=convert.spec(
+                    cluster, nodegroups=self._nodegroups_with(cluster, nodegroup)),
                 nodegroup_uuid=nodegroup.uuid,
             ),
             context,
@@ -173,13 +244,20 @@ class Driver(driver.Driver):
                              context, cluster, nodegroup)
 
     def update_nodegroup(self, context, cluster, nodegroup):
+        # The API changed node_count/min/max on this object without saving.
         nodegroup.status = fields.ClusterStatus.UPDATE_IN_PROGRESS
+        nodegroup.status_reason = None
         nodegroup.save()
         self._nodegroup_call("UpdateNodeGroup", driver_pb2.UpdateNodeGroupRequest,
                              context, cluster, nodegroup)
 
     def delete_nodegroup(self, context, cluster, nodegroup):
+        # The sidecar leaves a DELETE_IN_PROGRESS group out of the values, so
+        # Helm removes its MachineDeployment; the status sync destroys the
+        # row once its machines are gone (Magnum master no longer does, and
+        # Magnum 15-22 only did when a Heat driver raised HTTPNotFound).
         nodegroup.status = fields.ClusterStatus.DELETE_IN_PROGRESS
+        nodegroup.status_reason = None
         nodegroup.save()
         self._nodegroup_call("DeleteNodeGroup", driver_pb2.DeleteNodeGroupRequest,
                              context, cluster, nodegroup)
@@ -190,7 +268,8 @@ class Driver(driver.Driver):
         return monitor.Monitor(context, cluster)
 
     def rotate_ca_certificate(self, context, cluster):
-        # The conductor has just generated and stored the new CA material.
+        # The conductor has just generated the new CA material and set the
+        # new references on this (not yet saved) object.
         self._call(
             "RotateCACertificate",
             driver_pb2.RotateCACertificateRequest(
@@ -203,7 +282,8 @@ class Driver(driver.Driver):
         )
 
     def rotate_credential(self, context, cluster):
-        """Magnum >= 21 (credential API); harmless on older releases."""
+        """Magnum >= 21 (PATCH /v1/credentials/{cluster}); callable on any
+        release. The cluster's status is not changed (nothing rolls)."""
         self._call(
             "RotateCredential",
             driver_pb2.RotateCredentialRequest(
@@ -227,6 +307,8 @@ class Driver(driver.Driver):
             )
 
     def validate_master_resize(self, node_count):
+        # Cluster API's KubeadmControlPlane scales in place, one machine at
+        # a time; only the size must keep an etcd majority.
         self.validate_master_size(node_count)
 
     # -- not applicable ------------------------------------------------------
@@ -239,3 +321,4 @@ class Driver(driver.Driver):
 
     def delete_federation(self, context, federation):
         raise NotImplementedError("Federations are not supported by magnum-capi")
+

@@ -7,6 +7,8 @@ Magnum's own conductor handlers, and status through Magnum's own periodic
 job, so the shim is exercised the way magnum-conductor exercises it.
 """
 
+import json
+import re
 import time
 import uuid
 from unittest import mock
@@ -58,6 +60,7 @@ class FunctionalTestCase(db_base.DbTestCase):
             project_id=user["project_id"],
         )
         sess = ks_session.Session(auth=auth)
+        self.keystone = sess
         return magnum_context.RequestContext(
             auth_token=sess.get_token(), auth_url=self.info["auth_url"],
             user_id=sess.get_user_id(), project_id=sess.get_project_id(),
@@ -156,3 +159,67 @@ class FunctionalTestCase(db_base.DbTestCase):
         except Exception:  # noqa: BLE001 - ClusterNotFound once destroyed
             return True
         return False
+
+    # -- composite steps ------------------------------------------------
+
+    def create_ready_cluster(self, template, name, master_count=1, node_count=2):
+        """A cluster created through the conductor and synced to
+        CREATE_COMPLETE, reloaded from the database."""
+        cluster = self.new_cluster(template, name=name)
+        self.create(cluster, master_count=master_count, node_count=node_count)
+        self.wait_for_status(cluster, fields.ClusterStatus.CREATE_COMPLETE)
+        return self.reload(cluster)
+
+    def delete_cluster(self, cluster):
+        """Delete through the conductor and sync to DELETE_COMPLETE."""
+        self.conductor().cluster_delete(self.user_context, cluster.uuid)
+        self.wait_for_status(cluster, fields.ClusterStatus.DELETE_COMPLETE)
+
+    def nodegroup(self, cluster, name):
+        for ng in objects.NodeGroup.list(self.admin_context, cluster.uuid):
+            if ng.name == name:
+                return ng
+        return None
+
+    # -- the management cluster, as an operator would look at it ----------
+
+    def namespace(self, cluster):
+        return "magnum-" + re.sub(r"[^a-z0-9]", "", cluster.project_id.lower())
+
+    def kube_items(self, kind, namespace, selector=None):
+        args = ["get", kind, "-n", namespace, "-o", "json"]
+        if selector:
+            args += ["-l", selector]
+        return json.loads(self.stack.kubectl(*args))["items"]
+
+    def machines(self, cluster, nodegroup=None):
+        """The cluster's Machines (not being deleted), of one node group's
+        MachineDeployment or, for a master group, of the control plane."""
+        selector = "cluster.x-k8s.io/cluster-name=" + cluster.stack_id
+        if nodegroup is not None and nodegroup.role == "master":
+            selector += ",cluster.x-k8s.io/control-plane"
+        elif nodegroup is not None:
+            selector += ",capi.stackhpc.com/node-group=" + nodegroup.name
+        return [m for m in self.kube_items("machines", self.namespace(cluster), selector)
+                if not m["metadata"].get("deletionTimestamp")]
+
+    def release_revisions(self, cluster, stack_id=None):
+        """Helm's release Secrets of the cluster: one per revision."""
+        return sorted(
+            int(s["metadata"]["labels"]["version"])
+            for s in self.kube_items("secrets", self.namespace(cluster),
+                                     "owner=helm,name=" + (stack_id or cluster.stack_id)))
+
+    def driver_secrets(self, cluster):
+        """Names of the Secrets the driver wrote for the cluster."""
+        return sorted(
+            s["metadata"]["name"]
+            for s in self.kube_items("secrets", self.namespace(cluster),
+                                     "magnum.openstack.org/cluster-uuid=" + cluster.uuid))
+
+    def application_credentials(self):
+        """Ids of the test user's application credentials in Keystone."""
+        resp = self.keystone.get(
+            "%s/users/%s/application_credentials"
+            % (self.info["auth_url"], self.user_context.user_id))
+        return sorted(c["id"] for c in resp.json()["application_credentials"])
