@@ -1,0 +1,455 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/server"
+	"github.com/magnum-capi/magnum-capi/server/config"
+)
+
+// TestStatusPollsMakeNoAPIRequests: a sidecar answers status, health and
+// batch status of a synced cluster from its watch cache: 100 polls of each
+// make no request to the API server, counted at the sidecar's own client
+// transport. The read-your-writes guard lists the cluster's objects once
+// after each write of the sidecar, and never again.
+func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
+	counter := &requestCounter{}
+	sc := startStatusSidecar(t, counter.wrap, true)
+	c := newCluster(t, "polls", "v1.33.2", 2)
+	ctx, cancel := callCtx()
+	created, err := sc.client.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	cancel()
+	if err != nil {
+		t.Fatalf("CreateCluster: %v", err)
+	}
+	c.spec.Cluster.StackId = created.GetStackId()
+	t.Cleanup(func() { deleteCluster(t, sc.client, c) })
+	statusWaitFor(t, sc.client, c, "CREATE_COMPLETE", 3*time.Minute)
+
+	// Magnum polls a cluster in progress; the answer is complete every time.
+	polled := proto.Clone(c.spec).(*pb.ClusterSpec)
+	polled.Cluster.Status = "CREATE_IN_PROGRESS"
+	for _, ng := range polled.Nodegroups {
+		ng.Status = "CREATE_IN_PROGRESS"
+	}
+	other := newCluster(t, "polls-other", "v1.33.2", 1)
+	other.spec.Cluster.StackId = "polls-other-aaaaaaaaaaaa" // never created
+	batch := &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{{Spec: polled}, {Spec: other.spec}}}
+
+	if n, _ := counter.count(); n == 0 {
+		t.Fatal("the counter saw no request while the cluster was created: it is not on the sidecar's connection")
+	}
+	counter.reset()
+	start := time.Now()
+	for i := range 100 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		resp, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: polled})
+		cancel()
+		if err != nil {
+			t.Fatalf("poll %d: %v", i, err)
+		}
+		if s := resp.GetStatus(); s.GetStatus() != "CREATE_COMPLETE" || s.GetApiAddress() == "" || len(s.GetNodegroups()) != 2 {
+			t.Fatalf("poll %d: %v", i, s)
+		}
+	}
+	statusTook := time.Since(start)
+	for i := range 100 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		resp, err := sc.client.GetClusterHealth(ctx, &pb.GetClusterHealthRequest{Spec: polled})
+		cancel()
+		if err != nil || resp.GetHealthStatus() != "HEALTHY" {
+			t.Fatalf("health poll %d: %v %v", i, resp, err)
+		}
+	}
+	for i := range 100 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		resp, err := sc.client.GetClusterStatuses(ctx, batch)
+		cancel()
+		if err != nil || len(resp.GetResults()) != 2 || resp.GetResults()[0].GetStatus().GetStatus() != "CREATE_COMPLETE" {
+			t.Fatalf("batch poll %d: %v %v", i, resp, err)
+		}
+	}
+	if n, seen := counter.count(); n != 0 {
+		t.Errorf("300 polls made %d API requests:\n%s", n, strings.Join(seen, "\n"))
+	}
+	t.Logf("100 GetClusterStatus polls in %s (%s each, over gRPC)", statusTook.Round(time.Millisecond), (statusTook / 100).Round(time.Microsecond))
+
+	// A write of the sidecar: the first answers that would report it done
+	// list the cluster's objects once to check the cache has caught up;
+	// polls after that are free again.
+	c.nodegroup("default-worker").NodeCount = 3
+	c.spec.Cluster.NodeCount = 3
+	c.spec.Cluster.Status = "UPDATE_IN_PROGRESS"
+	c.nodegroup("default-worker").Status = "UPDATE_IN_PROGRESS"
+	ctx, cancel = callCtx()
+	_, err = sc.client.ResizeCluster(ctx, &pb.ResizeClusterRequest{Context: c.ctx, Spec: c.spec, NodegroupUuid: c.nodegroup("default-worker").GetUuid(), NodeCount: 3})
+	cancel()
+	if err != nil {
+		t.Fatalf("ResizeCluster: %v", err)
+	}
+	ctx, cancel = callCtx()
+	first, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := first.GetStatus().GetStatus(); got != "UPDATE_IN_PROGRESS" {
+		t.Errorf("status right after the resize = %s (%s), want UPDATE_IN_PROGRESS", got, first.GetStatus().GetStatusReason())
+	}
+	statusWaitFor(t, sc.client, c, "UPDATE_COMPLETE", 3*time.Minute)
+	if ng := c.nodegroup("default-worker"); ng.NodeCount != 3 || len(ng.NodeAddresses) != 3 {
+		t.Errorf("default-worker after the resize: %d nodes, addresses %v", ng.NodeCount, ng.NodeAddresses)
+	}
+	counter.reset()
+	for i := range 100 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+		cancel()
+		if err != nil {
+			t.Fatalf("poll %d after the resize: %v", i, err)
+		}
+	}
+	if n, seen := counter.count(); n != 0 {
+		t.Errorf("100 polls after the resize completed made %d API requests:\n%s", n, strings.Join(seen, "\n"))
+	}
+}
+
+// TestStatusAfterRestartWaitsForSync: a sidecar that has just started and
+// not yet listed the management cluster does not answer from its empty
+// cache (that would say "Cluster not found"): it answers Unavailable before
+// the caller's deadline, or, given time, waits for the sync and answers the
+// truth.
+func TestStatusAfterRestartWaitsForSync(t *testing.T) {
+	c := completeCluster(t)
+	reads := &readGate{open: make(chan struct{})}
+	sc := startStatusSidecar(t, reads.wrap, false)
+
+	// Not serving while the caches sync.
+	hc := healthpb.NewHealthClient(sc.conn)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	var health *healthpb.HealthCheckResponse
+	var err error
+	for ctx.Err() == nil {
+		if health, err = hc.Check(ctx, &healthpb.HealthCheckRequest{Service: pb.DriverService_ServiceDesc.ServiceName}); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if err != nil || health.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("health while syncing = %v, %v; want NOT_SERVING", health, err)
+	}
+
+	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Second)
+	start := time.Now()
+	_, err = sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+	took := time.Since(start)
+	cancel()
+	if status.Code(err) != codes.Unavailable || !strings.Contains(status.Convert(err).Message(), "still syncing") {
+		t.Fatalf("status before the sync = %v, want Unavailable (still syncing)", err)
+	}
+	if took < 2*time.Second {
+		t.Errorf("gave up after %s; want it to wait for the sync most of the 3s deadline", took)
+	}
+
+	// A poll that has time waits for the sync and gets the truth.
+	type answer struct {
+		resp *pb.GetClusterStatusResponse
+		err  error
+		took time.Duration
+	}
+	done := make(chan answer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		resp, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+		done <- answer{resp, err, time.Since(start)}
+	}()
+	hold := 700 * time.Millisecond
+	time.Sleep(hold)
+	select {
+	case a := <-done:
+		t.Fatalf("answered %v (%v) while the cache could not sync", a.resp, a.err)
+	default:
+	}
+	reads.release()
+	a := <-done
+	if a.err != nil {
+		t.Fatalf("status after the sync: %v", a.err)
+	}
+	if s := a.resp.GetStatus(); s.GetStatus() != "CREATE_COMPLETE" || s.GetApiAddress() != c.spec.Cluster.ApiAddress {
+		t.Errorf("status after the sync = %v, want CREATE_COMPLETE at %s", s, c.spec.Cluster.ApiAddress)
+	}
+	if a.took < hold {
+		t.Errorf("answered after %s, before the cache could sync (%s)", a.took, hold)
+	}
+}
+
+// TestStatusBatch: GetClusterStatuses answers every cluster on its own: a
+// complete one, one still being created, one whose release was never
+// installed, and an invalid request that fails alone, in request order.
+func TestStatusBatch(t *testing.T) {
+	done := completeCluster(t)
+	creating := newCluster(t, "batch-new", "v1.33.2", 1)
+	ctx, cancel := callCtx()
+	created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: creating.ctx, Spec: creating.spec, Certificates: creating.certs, CreateTimeout: 60})
+	cancel()
+	if err != nil {
+		t.Fatalf("CreateCluster: %v", err)
+	}
+	creating.spec.Cluster.StackId = created.GetStackId()
+	t.Cleanup(func() { deleteCluster(t, driver, creating) })
+
+	missing := newCluster(t, "batch-missing", "v1.33.2", 1)
+	missing.spec.Cluster.StackId = "batch-missing-bbbbbbbbbbbb"
+	invalid := newCluster(t, "batch-invalid", "v1.33.2", 1)
+	invalid.spec.Cluster.CreatedAt = "yesterday"
+
+	polledDone := proto.Clone(done.spec).(*pb.ClusterSpec)
+	polledDone.Cluster.Status = "CREATE_IN_PROGRESS"
+	ctx, cancel = callCtx()
+	resp, err := driver.GetClusterStatuses(ctx, &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{
+		{Spec: polledDone}, {Spec: invalid.spec}, {Spec: creating.spec}, {Spec: missing.spec},
+	}})
+	cancel()
+	if err != nil {
+		t.Fatalf("GetClusterStatuses: %v", err)
+	}
+	r := resp.GetResults()
+	if len(r) != 4 {
+		t.Fatalf("%d results, want 4: %v", len(r), r)
+	}
+	for i, want := range []string{done.spec.Cluster.Uuid, invalid.spec.Cluster.Uuid, creating.spec.Cluster.Uuid, missing.spec.Cluster.Uuid} {
+		if r[i].GetClusterUuid() != want {
+			t.Errorf("result %d is for %s, want %s (request order)", i, r[i].GetClusterUuid(), want)
+		}
+	}
+	if r[0].GetErrorCode() != 0 || r[0].GetStatus().GetStatus() != "CREATE_COMPLETE" {
+		t.Errorf("complete cluster: %v", r[0])
+	}
+	if codes.Code(r[1].GetErrorCode()) != codes.InvalidArgument || r[1].GetStatus() != nil ||
+		!strings.Contains(r[1].GetErrorMessage(), "spec.cluster.created_at") || !strings.Contains(r[1].GetErrorMessage(), "yesterday") {
+		t.Errorf("invalid request: code %d, message %q, status %v; want InvalidArgument naming spec.cluster.created_at and its value", r[1].GetErrorCode(), r[1].GetErrorMessage(), r[1].GetStatus())
+	}
+	if s := r[2].GetStatus(); r[2].GetErrorCode() != 0 || s.GetStatus() != "CREATE_IN_PROGRESS" || s.GetStatusReason() == "" {
+		t.Errorf("cluster being created: %v", r[2])
+	}
+	if s := r[3].GetStatus(); r[3].GetErrorCode() != 0 || s.GetStatus() != "CREATE_IN_PROGRESS" ||
+		!strings.Contains(s.GetStatusReason(), "Helm release batch-missing-bbbbbbbbbbbb to be installed") {
+		t.Errorf("cluster never installed: %v", r[3])
+	}
+}
+
+var (
+	completeOnce    sync.Once
+	completeShared  *cluster
+	completeFailure string
+)
+
+// completeCluster is a cluster created through the shared sidecar and
+// CREATE_COMPLETE, shared by the tests that only read it.
+func completeCluster(t *testing.T) *cluster {
+	t.Helper()
+	completeOnce.Do(func() {
+		c := newCluster(t, "complete", "v1.33.2", 2)
+		ctx, cancel := callCtx()
+		created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		cancel()
+		if err != nil {
+			completeFailure = fmt.Sprintf("CreateCluster: %v", err)
+			return
+		}
+		c.spec.Cluster.StackId = created.GetStackId()
+		statusWaitFor(t, driver, c, "CREATE_COMPLETE", 3*time.Minute)
+		completeShared = c
+	})
+	if completeShared == nil {
+		t.Fatalf("the shared complete cluster could not be made: %s", completeFailure)
+	}
+	return completeShared
+}
+
+// statusWaitFor polls client's GetClusterStatus every 100 ms, writing the
+// answers back, until the cluster reaches want; any other final state fails.
+func statusWaitFor(t *testing.T, client pb.DriverServiceClient, c *cluster, want string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		resp, err := client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+		cancel()
+		if err != nil {
+			t.Fatalf("GetClusterStatus: %v", err)
+		}
+		c.apply(resp.GetStatus())
+		st := c.spec.Cluster.Status
+		if st == want {
+			return
+		}
+		if strings.HasSuffix(st, "_FAILED") || strings.HasSuffix(st, "_COMPLETE") {
+			t.Fatalf("cluster reached %s (%s) waiting for %s", st, c.spec.Cluster.StatusReason, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("cluster still %s (%s) after %s waiting for %s", c.spec.Cluster.Status, c.spec.Cluster.StatusReason, timeout, want)
+}
+
+// deleteCluster deletes a test's cluster and waits until it is gone, so
+// the test stack is left as it was found.
+func deleteCluster(t *testing.T, client pb.DriverServiceClient, c *cluster) {
+	t.Helper()
+	c.spec.Cluster.Status = "DELETE_IN_PROGRESS"
+	for _, ng := range c.spec.Nodegroups {
+		ng.Status = "DELETE_IN_PROGRESS"
+	}
+	ctx, cancel := callCtx()
+	_, err := client.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
+	cancel()
+	if err != nil {
+		t.Errorf("DeleteCluster: %v", err)
+		return
+	}
+	statusWaitFor(t, client, c, "DELETE_COMPLETE", 3*time.Minute)
+}
+
+// statusSidecar is a sidecar of one test, on its own socket, whose
+// management-cluster connection goes through wrap.
+type statusSidecar struct {
+	conn   *grpc.ClientConn
+	client pb.DriverServiceClient
+}
+
+func startStatusSidecar(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, waitForServing bool) *statusSidecar {
+	t.Helper()
+	dir := t.TempDir()
+	socket := filepath.Join(dir, "magnum-capi.sock")
+	file := filepath.Join(dir, "magnum-capi.yaml")
+	if err := os.WriteFile(file, []byte(stack.SidecarConfig(socket)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(dir, "sidecar.log")
+	logs, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- server.Run(ctx, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), server.WithKubeTransport(wrap))
+	}()
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Close()
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("sidecar stopped: %v", err)
+		}
+		logs.Close()
+		if t.Failed() {
+			raw, _ := os.ReadFile(logFile)
+			if len(raw) > 4096 {
+				raw = raw[len(raw)-4096:]
+			}
+			t.Logf("sidecar log (end):\n%s", raw)
+		}
+	})
+	if waitForServing {
+		if err := waitServing(conn, done); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		// The socket exists once Run listens.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			if _, err := os.Stat(socket); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the sidecar did not listen within a minute")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return &statusSidecar{conn: conn, client: pb.NewDriverServiceClient(conn)}
+}
+
+// requestCounter counts the requests a sidecar sends to the API server.
+type requestCounter struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (c *requestCounter) wrap(next http.RoundTripper) http.RoundTripper {
+	return statusRoundTripper(func(req *http.Request) (*http.Response, error) {
+		c.mu.Lock()
+		c.seen = append(c.seen, req.Method+" "+req.URL.String())
+		c.mu.Unlock()
+		return next.RoundTrip(req)
+	})
+}
+
+func (c *requestCounter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seen = nil
+}
+
+func (c *requestCounter) count() (int, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.seen), append([]string(nil), c.seen...)
+}
+
+// readGate holds the sidecar's reads of objects (lists, and the watches
+// client-go's informers list through), not API discovery, until released:
+// a management cluster that answers slowly after a restart.
+type readGate struct {
+	once sync.Once
+	open chan struct{}
+}
+
+func (g *readGate) release() { g.once.Do(func() { close(g.open) }) }
+
+func (g *readGate) wrap(next http.RoundTripper) http.RoundTripper {
+	return statusRoundTripper(func(req *http.Request) (*http.Response, error) {
+		segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+		discovery := (segs[0] == "api" && len(segs) <= 2) || (segs[0] == "apis" && len(segs) <= 3)
+		if req.Method == http.MethodGet && !discovery {
+			select {
+			case <-g.open:
+			case <-req.Context().Done():
+				return nil, req.Context().Err()
+			}
+		}
+		return next.RoundTrip(req)
+	})
+}
+
+type statusRoundTripper func(*http.Request) (*http.Response, error)
+
+func (f statusRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
