@@ -8,7 +8,9 @@ prints the difference between the deployed release and what the cluster
 would be applied with now, or after an upgrade to TEMPLATE (name or uuid);
 --values prints the complete values instead. It runs where magnum-conductor
 runs (it reads Magnum's database and reaches the sidecar the same way) and
-changes nothing.
+changes nothing. It authenticates as Magnum's service user
+([keystone_auth]); render_values() and run() take any Magnum context with a
+token.
 """
 
 import argparse
@@ -101,8 +103,18 @@ def main(argv=None):
         default_config_files=args.config_file or None)
     objects.register_all()
     ctx = magnum_context.make_admin_context(all_tenants=True)
+    # The sidecar resolves images, networks and volume types with the
+    # caller's token; here that is Magnum's own service user
+    # ([keystone_auth]), as in the periodic jobs.
+    ctx.auth_token = _service_token(ctx)
     sys.stdout.write(run(ctx, args.cluster, args.template, args.values))
     return 0
+
+
+def _service_token(ctx):
+    from magnum.common import keystone
+
+    return keystone.KeystoneClientV3(ctx).session.get_token()
 
 
 if __name__ == "__main__":
