@@ -9,8 +9,10 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
-func target(mc *ManagementCluster, ns string) release.Target {
-	return release.Target{Getter: mc.Kube.HelmGetter(ns), Namespace: ns}
+// target is where the cluster's release lives, with the labels every
+// object of it carries.
+func target(mc *ManagementCluster, ns string, spec Spec) release.Target {
+	return release.Target{Getter: mc.Kube.HelmGetter(ns), Namespace: ns, Labels: clusterLabels(spec)}
 }
 
 // Change says what an update-like operation asks for beyond "re-apply the
@@ -43,21 +45,22 @@ func (s *Service) Apply(ctx context.Context, caller Caller, spec Spec, change Ch
 	if err != nil {
 		return err
 	}
-	return s.withLock(ctx, mc, ns, spec.Cluster.StackID, func(ctx context.Context) error {
+	return s.withLock(ctx, mc, ns, spec, func(ctx context.Context) error {
 		if len(change.RemoveNodes) > 0 {
 			if err := s.markForRemoval(ctx, mc, ns, spec, change); err != nil {
 				return err
 			}
 		}
-		return s.applyRelease(ctx, mc, ns, spec.Cluster.StackID, ch, r.values, true)
+		return s.applyRelease(ctx, mc, ns, spec, ch, r.values, true)
 	})
 }
 
 // applyRelease installs or upgrades the release with values. With carry, a
 // CA-rotation marker in the deployed values is kept, so this change does not
 // roll every machine again. The caller holds the cluster's Lease.
-func (s *Service) applyRelease(ctx context.Context, mc *ManagementCluster, ns, stackID string, ch *chart.Chart, values map[string]any, carry bool) error {
-	t := target(mc, ns)
+func (s *Service) applyRelease(ctx context.Context, mc *ManagementCluster, ns string, spec Spec, ch *chart.Chart, values map[string]any, carry bool) error {
+	t := target(mc, ns, spec)
+	stackID := spec.Cluster.StackID
 	if carry {
 		prev, err := s.releases.Get(ctx, t, stackID)
 		var notFound *release.NotFoundError
@@ -67,6 +70,10 @@ func (s *Service) applyRelease(ctx context.Context, mc *ManagementCluster, ns, s
 		case !errors.As(err, &notFound):
 			return err
 		}
+	}
+	values, err := s.adoptValues(ctx, t, stackID, ch, values, carry)
+	if err != nil {
+		return err
 	}
 	rel, err := s.releases.Apply(ctx, t, stackID, ch, values)
 	if err != nil {

@@ -41,7 +41,7 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 	if err != nil {
 		return "", err
 	}
-	err = s.withLock(ctx, mc, ns, id, func(ctx context.Context) error {
+	err = s.withLock(ctx, mc, ns, spec, func(ctx context.Context) error {
 		if err := s.ensureCredential(ctx, caller, mc, ns, spec, owner); err != nil {
 			return err
 		}
@@ -50,7 +50,7 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 				return err
 			}
 		}
-		return s.applyRelease(ctx, mc, ns, id, ch, r.values, true)
+		return s.applyRelease(ctx, mc, ns, spec, ch, r.values, true)
 	})
 	if err != nil {
 		return "", err

@@ -7,6 +7,11 @@ import "context"
 // OpenStack resources; Status reports DELETE_COMPLETE, and cleans up the
 // driver's own Secrets and credential, once all of that is gone. A cluster
 // whose create failed before it was named has nothing to delete.
+//
+// The cluster's credential stays until then (Cluster API needs it to delete
+// the servers), but credentials of the caller's that an interrupted create
+// or rotation left unstored are deleted now: nothing uses them, and after
+// DELETE_COMPLETE nobody would know to look.
 func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 	if spec.Cluster.StackID == "" {
 		return nil
@@ -16,8 +21,18 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 		return err
 	}
 	ns := s.namespace(spec)
-	return s.withLock(ctx, mc, ns, spec.Cluster.StackID, func(ctx context.Context) error {
-		if err := s.releases.Uninstall(ctx, target(mc, ns), spec.Cluster.StackID); err != nil {
+	return s.withLock(ctx, mc, ns, spec, func(ctx context.Context) error {
+		if caller.AuthToken != "" {
+			id, err := s.credentialID(ctx, mc, ns, spec.Cluster.StackID)
+			if err != nil {
+				// Without the Secret's id the credential the deletion still
+				// needs would look orphaned too.
+				s.log.WarnContext(ctx, "not sweeping orphaned credentials: the cluster's credential id is unknown", "stack_id", spec.Cluster.StackID, "err", err)
+			} else {
+				s.sweepOrphans(ctx, caller, spec, id)
+			}
+		}
+		if err := s.releases.Uninstall(ctx, target(mc, ns, spec), spec.Cluster.StackID); err != nil {
 			return err
 		}
 		s.forgetApplied(spec.Cluster.StackID)

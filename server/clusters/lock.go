@@ -2,19 +2,50 @@ package clusters
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"time"
+
+	"github.com/magnum-capi/magnum-capi/certs"
+	"github.com/magnum-capi/magnum-capi/server/kube"
 )
+
+// lockWaitReserve is the part of the caller's remaining time not spent
+// waiting for another operation's Lease: the operation itself needs it, and
+// if the Lease is not free by then the caller should get our answer (Aborted,
+// naming the holder) rather than its own deadline expiring unexplained.
+// Magnum's RPC timeout is 60 s, so a call waits up to about 45 s.
+const lockWaitReserve = 15 * time.Second
 
 // withLock runs fn holding the cluster's Lease in its namespace (created if
 // missing: the Lease lives there). Operations on one cluster are thereby
-// serialized across every sidecar replica, while different clusters proceed
-// in parallel. If another replica takes the Lease over (we stalled past its
-// TTL), fn's context is cancelled.
-func (s *Service) withLock(ctx context.Context, mc *ManagementCluster, ns, stackID string, fn func(context.Context) error) error {
-	if err := mc.Kube.EnsureNamespace(ctx, ns, map[string]string{"app.kubernetes.io/managed-by": "magnum-capi"}); err != nil {
+// serialized across every sidecar replica, and within one (each operation
+// holds the Lease under its own identity), while different clusters proceed
+// in parallel.
+//
+// A second operation on a cluster waits for the first and then runs: both
+// succeed, one after the other, each making its own release revision. Only
+// when the Lease is not free within the caller's deadline, less
+// lockWaitReserve, does it fail, as Aborted with the holder in the message,
+// having changed nothing. A Lease left by a sidecar that died is taken over
+// once its TTL passes.
+//
+// If another replica takes the Lease over while fn runs (we stalled past
+// the TTL), fn's context is cancelled.
+func (s *Service) withLock(ctx context.Context, mc *ManagementCluster, ns string, spec Spec, fn func(context.Context) error) error {
+	if err := mc.Kube.EnsureNamespace(ctx, ns, map[string]string{
+		"app.kubernetes.io/managed-by": "magnum-capi",
+		certs.ProjectIDLabel:           clusterLabels(spec)[certs.ProjectIDLabel],
+	}); err != nil {
 		return err
 	}
-	lock, err := mc.Kube.AcquireLock(ctx, ns, stackID, s.cfg.Holder, s.cfg.LockTTL, s.log)
+	waitCtx, cancelWait := waitContext(ctx)
+	lock, err := mc.Kube.AcquireLock(waitCtx, kube.LockRequest{
+		Namespace: ns, Name: spec.Cluster.StackID, Holder: s.cfg.Holder + "/" + operationID(),
+		TTL: s.cfg.LockTTL, Labels: clusterLabels(spec),
+	}, s.log)
+	cancelWait()
 	if err != nil {
 		return err
 	}
@@ -31,14 +62,44 @@ func (s *Service) withLock(ctx context.Context, mc *ManagementCluster, ns, stack
 	// Release even when ctx is done: a Lease left behind makes the next
 	// operation wait for its TTL.
 	if rerr := lock.Release(context.WithoutCancel(ctx)); rerr != nil {
-		s.log.WarnContext(ctx, "releasing the cluster lease", "stack_id", stackID, "err", rerr)
+		s.log.WarnContext(ctx, "releasing the cluster lease", "stack_id", spec.Cluster.StackID, "err", rerr)
 	}
 	select {
 	case <-lock.Lost():
 		if err == nil {
-			err = fmt.Errorf("lost the lease on cluster %s to another sidecar during the operation", stackID)
+			err = fmt.Errorf("lost the lease on cluster %s to another sidecar during the operation", spec.Cluster.StackID)
 		}
 	default:
 	}
 	return err
+}
+
+// waitContext bounds the wait for a Lease: the caller's deadline less
+// lockWaitReserve, or half the remaining time when less than twice that is
+// left.
+func waitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	reserve := min(lockWaitReserve, time.Until(deadline)/2)
+	return context.WithDeadline(ctx, deadline.Add(-reserve))
+}
+
+// operationID tells apart the operations of one sidecar in its Leases.
+func operationID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// clusterLabels are the labels on everything made for a cluster besides its
+// Secrets (which also carry the user, as the StackHPC driver's do): the
+// Lease, the release and every object the chart renders. The user is left
+// out there because it changes when credentials are rotated by another
+// user, and relabelling every object for that would be noise.
+func clusterLabels(spec Spec) map[string]string {
+	l := certs.Owner{ClusterUUID: spec.Cluster.UUID, ProjectID: spec.Cluster.ProjectID}.Labels()
+	delete(l, certs.UserIDLabel)
+	return l
 }

@@ -61,7 +61,16 @@ type OpenStack interface {
 	// CredentialIDFromClouds reads the application credential id back from a
 	// clouds.yaml this interface produced (or the StackHPC driver did).
 	CredentialIDFromClouds(cloudsYAML []byte) (string, error)
+	// CallerCredentials lists the caller's own application credentials
+	// named for the cluster (magnum-<cluster uuid>-...), as the caller.
+	CallerCredentials(ctx context.Context, caller Caller, cluster helmvalues.Cluster) ([]CredentialRef, error)
+	// DeleteCallerCredential deletes one of the caller's own credentials
+	// named for the cluster, as the caller. Already gone is not an error.
+	DeleteCallerCredential(ctx context.Context, caller Caller, cluster helmvalues.Cluster, ref CredentialRef) error
 }
+
+// CredentialRef names an application credential, without its secret.
+type CredentialRef struct{ ID, Name string }
 
 // Spec is one Magnum cluster as Magnum's database has it at the call.
 type Spec struct {

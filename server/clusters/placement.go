@@ -2,7 +2,10 @@ package clusters
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
+	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
@@ -10,21 +13,25 @@ import (
 // its configured name.
 const PlacementLabel = "capi_management_cluster"
 
-// place finds the management cluster a Magnum cluster lives on: wherever its
-// release or CAPI Cluster already is (so later operations and status reads
-// follow the cluster even if its template's label changes), else the one its
-// template's capi_management_cluster label names, else the default.
+// place finds the management cluster a Magnum cluster lives on. A cluster
+// that exists somewhere stays there, whatever its template's label says
+// now: every later operation and status read goes where it was created.
+// Only a cluster found nowhere is placed by its template's
+// capi_management_cluster label, else on the default.
+//
+// "Exists" is asked of the watch caches first (its release or CAPI
+// Cluster), then, when no cache has either, of the API servers: the
+// cluster's CA Secret is written before its release is installed and
+// deleted only by the cleanup after Cluster API has deleted everything, so
+// it marks the cluster's home both before the caches see a new release and
+// while a deletion finishes. An API server that cannot be asked is an
+// error: guessing could create a second cluster, or report a deletion
+// complete by looking in the wrong place.
 func (s *Service) place(ctx context.Context, spec Spec) (*ManagementCluster, error) {
 	if spec.Cluster.StackID != "" && len(s.mgmt) > 1 {
-		ns := s.namespace(spec)
-		for _, mc := range s.mgmt {
-			objs, err := mc.Cache.Objects(ctx, ns, spec.Cluster.StackID)
-			if err != nil {
-				return nil, err
-			}
-			if objs.Release.Exists || objs.Cluster != nil {
-				return mc, nil
-			}
+		mc, err := s.existing(ctx, spec)
+		if err != nil || mc != nil {
+			return mc, err
 		}
 	}
 	if name, ok := spec.Template.Labels[PlacementLabel]; ok {
@@ -40,13 +47,35 @@ func (s *Service) place(ctx context.Context, spec Spec) (*ManagementCluster, err
 	return s.fallback, nil
 }
 
-func (s *Service) names() string {
-	out := ""
-	for i, mc := range s.mgmt {
-		if i > 0 {
-			out += ", "
+// existing is the management cluster that has the cluster already; nil
+// when none has.
+func (s *Service) existing(ctx context.Context, spec Spec) (*ManagementCluster, error) {
+	ns := s.namespace(spec)
+	for _, mc := range s.mgmt {
+		objs, err := mc.Cache.Objects(ctx, ns, spec.Cluster.StackID)
+		if err != nil {
+			return nil, err
 		}
-		out += mc.Name
+		if objs.Release.Exists || objs.Cluster != nil {
+			return mc, nil
+		}
 	}
-	return out
+	for _, mc := range s.mgmt {
+		secret, err := mc.Kube.GetSecret(ctx, ns, spec.Cluster.StackID+"-ca")
+		if err != nil {
+			return nil, fmt.Errorf("finding the management cluster of %s: %w", spec.Cluster.StackID, err)
+		}
+		if secret != nil && secret.Labels[certs.ClusterUUIDLabel] == clusterLabels(spec)[certs.ClusterUUIDLabel] {
+			return mc, nil
+		}
+	}
+	return nil, nil
+}
+
+func (s *Service) names() string {
+	names := make([]string, 0, len(s.mgmt))
+	for _, mc := range s.mgmt {
+		names = append(names, mc.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -35,11 +35,14 @@ func (s *Service) Preview(ctx context.Context, caller Caller, spec Spec) (Previe
 		if err != nil {
 			return Preview{}, err
 		}
-		prev, err := s.releases.Get(ctx, target(mc, s.namespace(spec)), spec.Cluster.StackID)
+		prev, err := s.releases.Get(ctx, target(mc, s.namespace(spec), spec), spec.Cluster.StackID)
 		var notFound *release.NotFoundError
 		switch {
 		case err == nil:
 			carryMachineMetadata(prev.Values, r.values, caRotationKey)
+			if err := s.previewAdoption(prev, &r, &p); err != nil {
+				return Preview{}, err
+			}
 			deployed = prev
 		case !errors.As(err, &notFound):
 			return Preview{}, err

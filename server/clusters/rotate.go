@@ -4,21 +4,30 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 
 	"github.com/magnum-capi/magnum-capi/certs"
 )
 
 // caRotationKey is the machine metadata key that carries the fingerprint of
-// the CA the machines were built to trust. Changing it changes the chart's
-// machine templates, so Cluster API replaces every control plane and worker
-// machine: the new ones trust only the new CA.
+// the certificate material the machines were built to trust. Changing it
+// changes the chart's machine templates (their names hash their spec), so
+// Cluster API replaces every control plane and worker machine: the new ones
+// are bootstrapped from the new CA Secrets and trust only the new CA.
+//
+// Why a values marker rather than, say, KubeadmControlPlane's
+// spec.rollout.after patched beside Helm: the marker lives in the release,
+// so every sidecar replica and every restart sees it; it is derived from
+// the material, so a retried rotation rolls nothing twice; and it goes
+// through the chart like every other change, with nothing for Helm's
+// three-way merge to fight over. The cost is a harmless Nova metadata item
+// on each server, and carrying the marker forward on later upgrades.
 const caRotationKey = "magnum-ca-fingerprint"
 
 // RotateCACertificate writes Magnum's new CA material and rolls every node.
 // The conductor has generated and stored the new certificates already; the
 // old kubeconfig Secret (signed by the old CA) is removed so Cluster API
-// issues a new one.
+// issues a new one from the new CA, as KubeadmControlPlane does for a
+// missing kubeconfig. Retried, it converges to the same state.
 func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec Spec, cas certs.Authorities) error {
 	if spec.Cluster.StackID == "" {
 		return preconditionf("cluster %s has no stack_id: it was never created by this driver", spec.Cluster.UUID)
@@ -36,13 +45,12 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(cas.CA.Certificate)
-	setMachineMetadata(r.values, caRotationKey, hex.EncodeToString(sum[:8]))
+	setMachineMetadata(r.values, caRotationKey, fingerprint(cas))
 	ch, err := s.charts.Load(ctx, r.chartVersion)
 	if err != nil {
 		return err
 	}
-	return s.withLock(ctx, mc, ns, spec.Cluster.StackID, func(ctx context.Context) error {
+	return s.withLock(ctx, mc, ns, spec, func(ctx context.Context) error {
 		for _, secret := range caSecrets {
 			if err := mc.Kube.ApplySecret(ctx, secret); err != nil {
 				return err
@@ -51,8 +59,20 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 		if err := mc.Kube.DeleteSecret(ctx, ns, spec.Cluster.StackID+"-kubeconfig"); err != nil {
 			return err
 		}
-		return s.applyRelease(ctx, mc, ns, spec.Cluster.StackID, ch, r.values, false)
+		return s.applyRelease(ctx, mc, ns, spec, ch, r.values, false)
 	})
+}
+
+// fingerprint identifies all the material nodes are built from: the three
+// CAs and the service-account key. Any of them changing must roll every
+// machine; the same material gives the same fingerprint.
+func fingerprint(cas certs.Authorities) string {
+	h := sha256.New()
+	for _, pem := range [][]byte{cas.CA.Certificate, cas.EtcdCA.Certificate, cas.FrontProxyCA.Certificate, cas.ServiceAccount.Certificate} {
+		h.Write(pem)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 // setMachineMetadata sets one Nova metadata key on the control plane and
@@ -78,46 +98,12 @@ func setMachineMetadata(values map[string]any, key, value string) {
 // newly rendered ones, so a later resize or upgrade does not drop it and roll
 // every machine again.
 func carryMachineMetadata(deployed, values map[string]any, key string) {
-	sec, _ := deployed["controlPlane"].(map[string]any)
-	md, _ := sec["machineMetadata"].(map[string]any)
-	if v, ok := md[key].(string); ok && v != "" {
-		setMachineMetadata(values, key, v)
+	for _, section := range []string{"controlPlane", "nodeGroupDefaults"} {
+		sec, _ := deployed[section].(map[string]any)
+		md, _ := sec["machineMetadata"].(map[string]any)
+		if v, ok := md[key].(string); ok && v != "" {
+			setMachineMetadata(values, key, v)
+			return
+		}
 	}
-}
-
-// RotateCredential replaces the cluster's application credential: a new one
-// is made as the caller, the Secret is rewritten (CAPO and the cloud
-// provider pick it up), then the old one is deleted.
-func (s *Service) RotateCredential(ctx context.Context, caller Caller, spec Spec) error {
-	if spec.Cluster.StackID == "" {
-		return preconditionf("cluster %s has no stack_id: it was never created by this driver", spec.Cluster.UUID)
-	}
-	mc, err := s.place(ctx, spec)
-	if err != nil {
-		return err
-	}
-	ns := s.namespace(spec)
-	return s.withLock(ctx, mc, ns, spec.Cluster.StackID, func(ctx context.Context) error {
-		oldID, err := s.credentialID(ctx, mc, ns, spec.Cluster.StackID)
-		if err != nil {
-			return err
-		}
-		cred, err := s.openstack.CreateCredential(ctx, caller, spec.Cluster)
-		if err != nil {
-			return err
-		}
-		if err := mc.Kube.ApplySecret(ctx, credentialSecret(ns, spec.Cluster.StackID, ownerOf(ns, spec), cred)); err != nil {
-			if derr := s.openstack.DeleteCredential(context.WithoutCancel(ctx), spec.Cluster, cred.ID); derr != nil {
-				s.log.ErrorContext(ctx, "application credential left behind", "credential", cred.ID, "err", derr)
-			}
-			return err
-		}
-		if oldID != "" && oldID != cred.ID {
-			if err := s.openstack.DeleteCredential(ctx, spec.Cluster, oldID); err != nil {
-				return fmt.Errorf("the new application credential %s is in use, but deleting the old one (%s) failed: %w", cred.ID, oldID, err)
-			}
-		}
-		s.log.InfoContext(ctx, "application credential rotated", "stack_id", spec.Cluster.StackID, "old", oldID, "new", cred.ID)
-		return nil
-	})
 }

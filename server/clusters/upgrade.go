@@ -42,8 +42,8 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec) (string
 	if err != nil {
 		return "", err
 	}
-	err = s.withLock(ctx, mc, ns, spec.Cluster.StackID, func(ctx context.Context) error {
-		return s.applyRelease(ctx, mc, ns, spec.Cluster.StackID, ch, r.values, true)
+	err = s.withLock(ctx, mc, ns, spec, func(ctx context.Context) error {
+		return s.applyRelease(ctx, mc, ns, spec, ch, r.values, true)
 	})
 	if err != nil {
 		return "", err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"time"
 
@@ -35,30 +36,47 @@ func (e *LockedError) Unwrap() error { return e.Err }
 // Aborted classifies the error for the gRPC boundary: retry later.
 func (e *LockedError) Aborted() bool { return true }
 
+// LockRequest names a per-cluster Lease and who wants it.
+type LockRequest struct {
+	// Namespace and Name: the Lease is LeasePrefix+Name in Namespace.
+	Namespace, Name string
+	// Holder identifies the operation. It must be unique per acquisition:
+	// a holder can always take its own Lease again (that is how it renews),
+	// so two operations sharing a holder would not exclude each other.
+	Holder string
+	// TTL is how long the Lease outlives a holder that stopped renewing it.
+	TTL time.Duration
+	// Labels are set on the Lease (the cluster's uuid and project), so it
+	// is found with everything else made for the cluster.
+	Labels map[string]string
+}
+
 // Lock is a held per-cluster Lease. It is renewed in the background until
 // Release; if renewal fails (another holder took it over after we stalled),
 // Lost is closed and the operation should stop.
 type Lock struct {
-	c      *Cluster
-	key    client.ObjectKey
-	holder string
-	ttl    time.Duration
-	stop   context.CancelFunc
-	done   chan struct{}
-	lost   chan struct{}
-	log    *slog.Logger
+	c    *Cluster
+	key  client.ObjectKey
+	req  LockRequest
+	stop context.CancelFunc
+	done chan struct{}
+	lost chan struct{}
+	log  *slog.Logger
 }
 
-// AcquireLock takes the Lease named LeasePrefix+name in ns for holder,
-// waiting while someone else holds an unexpired one, until ctx ends. A Lease
-// whose holder stopped renewing (it crashed) is taken over after ttl.
-func (c *Cluster) AcquireLock(ctx context.Context, ns, name, holder string, ttl time.Duration, log *slog.Logger) (*Lock, error) {
-	key := client.ObjectKey{Namespace: ns, Name: LeasePrefix + name}
+// AcquireLock takes the Lease for req.Holder, waiting while someone else
+// holds an unexpired one, until ctx ends. A Lease whose holder stopped
+// renewing (it crashed) is taken over after its TTL.
+func (c *Cluster) AcquireLock(ctx context.Context, req LockRequest, log *slog.Logger) (*Lock, error) {
+	if req.Holder == "" || req.TTL < 3*time.Second {
+		return nil, fmt.Errorf("lease %s/%s%s: a holder and a TTL of at least 3s are required", req.Namespace, LeasePrefix, req.Name)
+	}
+	key := client.ObjectKey{Namespace: req.Namespace, Name: LeasePrefix + req.Name}
 	wait := 100 * time.Millisecond
 	for {
-		current, err := c.tryAcquire(ctx, key, holder, ttl)
+		current, err := c.tryAcquire(ctx, key, req)
 		if err == nil {
-			return c.startRenewing(key, holder, ttl, log), nil
+			return c.startRenewing(key, req, log), nil
 		}
 		if !errors.Is(err, errHeld) {
 			return nil, err
@@ -82,14 +100,15 @@ type leaseState struct {
 // errHeld: someone else holds an unexpired lease.
 var errHeld = errors.New("lease held by another holder")
 
-func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, holder string, ttl time.Duration) (leaseState, error) {
+func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req LockRequest) (leaseState, error) {
 	now := metav1.NewMicroTime(time.Now())
-	seconds := int32(ttl / time.Second)
+	seconds := int32(req.TTL / time.Second)
+	holder := req.Holder
 	var lease coordinationv1.Lease
 	err := c.Client.Get(ctx, key, &lease)
 	if apierrors.IsNotFound(err) {
 		lease = coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: req.Labels},
 			Spec: coordinationv1.LeaseSpec{
 				HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now,
 			},
@@ -119,11 +138,22 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, holder s
 	if lease.Spec.LeaseTransitions != nil {
 		transitions = *lease.Spec.LeaseTransitions
 	}
+	acquired := &now
 	if state.holder != holder {
 		transitions++
+	} else if lease.Spec.AcquireTime != nil {
+		// A renewal: the Lease was acquired when it was, which is what a
+		// waiting operation's error reports.
+		acquired = lease.Spec.AcquireTime
 	}
 	lease.Spec = coordinationv1.LeaseSpec{
-		HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now, LeaseTransitions: &transitions,
+		HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: acquired, RenewTime: &now, LeaseTransitions: &transitions,
+	}
+	if len(req.Labels) > 0 {
+		if lease.Labels == nil {
+			lease.Labels = map[string]string{}
+		}
+		maps.Copy(lease.Labels, req.Labels)
 	}
 	// The update carries the resourceVersion we read: if another holder
 	// raced us to it, the API server refuses and we keep waiting.
@@ -143,16 +173,16 @@ func expired(l *coordinationv1.Lease) bool {
 	return time.Since(l.Spec.RenewTime.Time) > time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
 }
 
-func (c *Cluster) startRenewing(key client.ObjectKey, holder string, ttl time.Duration, log *slog.Logger) *Lock {
+func (c *Cluster) startRenewing(key client.ObjectKey, req LockRequest, log *slog.Logger) *Lock {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &Lock{c: c, key: key, holder: holder, ttl: ttl, stop: cancel, done: make(chan struct{}), lost: make(chan struct{}), log: log}
+	l := &Lock{c: c, key: key, req: req, stop: cancel, done: make(chan struct{}), lost: make(chan struct{}), log: log}
 	go l.renew(ctx)
 	return l
 }
 
 func (l *Lock) renew(ctx context.Context) {
 	defer close(l.done)
-	ticker := time.NewTicker(l.ttl / 3)
+	ticker := time.NewTicker(l.req.TTL / 3)
 	defer ticker.Stop()
 	for {
 		select {
@@ -160,12 +190,12 @@ func (l *Lock) renew(ctx context.Context) {
 			return
 		case <-ticker.C:
 		}
-		if _, err := l.c.tryAcquire(ctx, l.key, l.holder, l.ttl); err != nil {
+		if _, err := l.c.tryAcquire(ctx, l.key, l.req); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			if errors.Is(err, errHeld) {
-				l.log.Warn("lost the cluster lease to another sidecar", "lease", l.key.String())
+				l.log.Warn("lost the cluster lease to another sidecar", "lease", l.key.String(), "holder", l.req.Holder)
 				close(l.lost)
 				return
 			}
@@ -173,6 +203,9 @@ func (l *Lock) renew(ctx context.Context) {
 		}
 	}
 }
+
+// Holder is the identity the Lease is held under.
+func (l *Lock) Holder() string { return l.req.Holder }
 
 // Lost is closed if another holder took the Lease over.
 func (l *Lock) Lost() <-chan struct{} { return l.lost }
@@ -189,7 +222,7 @@ func (l *Lock) Release(ctx context.Context) error {
 		}
 		return fmt.Errorf("releasing lease %s: %w", l.key, err)
 	}
-	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != l.holder {
+	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != l.req.Holder {
 		return nil
 	}
 	err := l.c.Client.Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})

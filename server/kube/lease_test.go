@@ -1,0 +1,169 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+func leaseClient(t *testing.T) *Cluster {
+	t.Helper()
+	c, err := Connect("test", env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func getLease(t *testing.T, ns, name string) (*coordinationv1.Lease, bool) {
+	t.Helper()
+	var l coordinationv1.Lease
+	err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: LeasePrefix + name}, &l)
+	if apierrors.IsNotFound(err) {
+		return nil, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &l, true
+}
+
+// TestLeaseExcludesAndReleases: a held Lease makes the next holder wait,
+// a waiter whose deadline passes gets an Aborted error naming the holder,
+// releasing deletes the Lease and lets the waiter in; the Lease carries
+// the requested labels and keeps its acquire time across renewals.
+func TestLeaseExcludesAndReleases(t *testing.T) {
+	c := leaseClient(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	labels := map[string]string{"magnum.openstack.org/cluster-uuid": "u1"}
+	req := func(holder string) LockRequest {
+		return LockRequest{Namespace: ns, Name: "demo", Holder: holder, TTL: 3 * time.Second, Labels: labels}
+	}
+	first, err := c.AcquireLock(ctx, req("sidecar-a/op1"), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := getLease(t, ns, "demo")
+	if !ok || *l.Spec.HolderIdentity != "sidecar-a/op1" || l.Labels["magnum.openstack.org/cluster-uuid"] != "u1" {
+		t.Fatalf("lease after acquire: %+v", l)
+	}
+	acquired := l.Spec.AcquireTime.Time
+
+	// Held past several renewals (TTL/3 each): a waiter gives up at its
+	// deadline with the holder named; the Lease never expired meanwhile.
+	short, cancel := context.WithTimeout(ctx, 2500*time.Millisecond)
+	_, err = c.AcquireLock(short, req("sidecar-b/op2"), quiet)
+	cancel()
+	var locked *LockedError
+	if !errors.As(err, &locked) || !locked.Aborted() || locked.Holder != "sidecar-a/op1" || !strings.Contains(err.Error(), "sidecar-a/op1") {
+		t.Fatalf("waiting on a held lease: %v, want a LockedError naming sidecar-a/op1", err)
+	}
+	l, _ = getLease(t, ns, "demo")
+	if !l.Spec.AcquireTime.Time.Equal(acquired) || !l.Spec.RenewTime.Time.After(acquired) {
+		t.Errorf("renewals: acquire %s -> %s, renew %s; want the acquire time kept and renew time advanced",
+			acquired, l.Spec.AcquireTime.Time, l.Spec.RenewTime.Time)
+	}
+
+	// The same sidecar's second operation is another holder: it waits too.
+	got := make(chan *Lock, 1)
+	go func() {
+		second, err := c.AcquireLock(ctx, req("sidecar-a/op3"), quiet)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- second
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second operation got the lease while the first held it")
+	case <-time.After(500 * time.Millisecond):
+	}
+	if err := first.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := <-got
+	if second == nil {
+		t.FailNow()
+	}
+	l, _ = getLease(t, ns, "demo")
+	if *l.Spec.HolderIdentity != "sidecar-a/op3" {
+		t.Errorf("holder after release: %s", *l.Spec.HolderIdentity)
+	}
+	if err := second.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := getLease(t, ns, "demo"); ok {
+		t.Error("the lease outlived its release")
+	}
+}
+
+// TestLeaseTakenOverAfterTTL: a Lease whose holder died (it stopped
+// renewing) is taken over once its TTL has passed, not before; the dead
+// holder's Lock, were it alive, would learn it lost.
+func TestLeaseTakenOverAfterTTL(t *testing.T) {
+	c := leaseClient(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	// What a killed sidecar leaves: a Lease renewed just now, never again.
+	dead := "sidecar-dead/op1"
+	now := metav1.NewMicroTime(time.Now())
+	ttl := int32(3)
+	lease := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: LeasePrefix + "demo"},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &dead, LeaseDurationSeconds: &ttl, AcquireTime: &now, RenewTime: &now},
+	}
+	if err := env.Client.Create(ctx, lease); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := c.AcquireLock(ctx, LockRequest{Namespace: ns, Name: "demo", Holder: "sidecar-b/op1", TTL: 3 * time.Second}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tookOver := time.Now()
+	if !tookOver.After(now.Add(3 * time.Second)) {
+		t.Errorf("took the lease over at %s, before the dead holder's TTL ended (%s)", tookOver, now.Add(3*time.Second))
+	}
+	l, _ := getLease(t, ns, "demo")
+	if *l.Spec.HolderIdentity != "sidecar-b/op1" || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions != 1 {
+		t.Errorf("after take-over: holder %s transitions %v", *l.Spec.HolderIdentity, l.Spec.LeaseTransitions)
+	}
+
+	// Someone else takes it from us (we "stalled"): Lost closes.
+	other := "sidecar-c/op1"
+	l.Spec.HolderIdentity = &other
+	l.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(time.Hour)}
+	if err := env.Client.Update(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-lock.Lost():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Lost not closed after another holder took the lease")
+	}
+	if err := lock.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := getLease(t, ns, "demo"); !ok || *l.Spec.HolderIdentity != other {
+		t.Error("releasing a lost lease deleted the new holder's lease")
+	}
+}
+
+func TestLeaseRequestChecked(t *testing.T) {
+	c := leaseClient(t)
+	for _, req := range []LockRequest{
+		{Namespace: "ns", Name: "demo", TTL: time.Minute},
+		{Namespace: "ns", Name: "demo", Holder: "h", TTL: time.Second},
+	} {
+		if _, err := c.AcquireLock(context.Background(), req, quiet); err == nil {
+			t.Errorf("%+v accepted", req)
+		}
+	}
+}
