@@ -73,7 +73,9 @@ func (s *Simulator) setupControllers(mgr manager.Manager) error {
 			&infraClusterReconciler{s}},
 		{"capisim-kubeadmcontrolplane", ctrl.NewControllerManagedBy(mgr).For(&controlplanev1.KubeadmControlPlane{}).
 			Watches(&clusterv1.Machine{}, controllerOf(&controlplanev1.KubeadmControlPlane{})).
-			Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(s.clusterToControlPlane)),
+			Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(s.clusterToControlPlane)).
+			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(s.kubeconfigToControlPlane),
+				builder.OnlyMetadata, builder.WithPredicates(kubeconfigDeleted)),
 			&controlPlaneReconciler{s}},
 		{"capisim-machinedeployment", ctrl.NewControllerManagedBy(mgr).For(&clusterv1.MachineDeployment{}).
 			Watches(&clusterv1.MachineSet{}, controllerOf(&clusterv1.MachineDeployment{})).

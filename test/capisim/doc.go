@@ -24,7 +24,8 @@
 //     v1beta2 conditions, the deprecated v1beta1 conditions, phase, replica
 //     counters and observedGeneration.
 //   - KubeadmControlPlane: the cluster CA Secrets when absent, the
-//     <cluster>-kubeconfig Secret, control-plane Machines one at a time (each
+//     <cluster>-kubeconfig Secret (again, from the current CA Secret, when
+//     it is deleted), control-plane Machines one at a time (each
 //     with a KubeadmConfig, its bootstrap data Secret and an OpenStackMachine
 //     cloned from the machine template), rolling updates that surge one
 //     Machine, status and conditions.
