@@ -20,6 +20,7 @@ func init() {
 }
 
 const statusUsage = `usage: magnum-capi status --from-dir DIR --magnum-status STATUS [flags]
+       magnum-capi status --cluster STACK_ID --namespace NS [--kubeconfig K --context C] --magnum-status STATUS [flags]
 
 Prints, as JSON, what the driver would tell Magnum about one cluster, derived
 from its objects in the management cluster: status, status_reason (what it is
@@ -35,6 +36,10 @@ machinedeployments,machines,helmreleases,manifests -o yaml > DIR/objects.yaml
 Add the Helm release Secrets (kubectl -n NS get secrets -l owner=helm -o yaml)
 to tell whether the release is still installed; without them the release counts
 as installed while the Cluster exists and is not being deleted.
+
+With --cluster, the objects are read once from the management cluster instead
+(the kinds and labels the sidecar watches, Helm's release Secrets as metadata
+only), with the kubeconfig's credentials.
 
 Flags:
 `

@@ -128,7 +128,6 @@ func TestStatusInputErrors(t *testing.T) {
 		{"extra argument", []string{"--from-dir", one, "--magnum-status", "CREATE_IN_PROGRESS", "what"}, `unexpected argument "what"`},
 		{"both sources", []string{"--from-dir", one, "--cluster", "c1", "--namespace", "n", "--magnum-status", "CREATE_IN_PROGRESS"}, "--from-dir and --cluster are exclusive"},
 		{"live half given", []string{"--cluster", "c1", "--magnum-status", "CREATE_IN_PROGRESS"}, "live mode needs both --cluster and --namespace"},
-		{"live not built in", []string{"--cluster", "c1", "--namespace", "n", "--magnum-status", "CREATE_IN_PROGRESS"}, "--cluster: this build cannot read the management cluster yet"},
 		{"undecodable YAML", []string{"--from-dir", stDir(t, map[string]string{"x.yaml": "kind: [unclosed"}), "--magnum-status", "CREATE_IN_PROGRESS"}, "x.yaml: document 1:"},
 		{"no kind in a List item", []string{"--from-dir", stDir(t, map[string]string{"l.yaml": "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: x}\n"}), "--magnum-status", "CREATE_IN_PROGRESS"}, "l.yaml: document 1:"},
 		{"object not a map", []string{"--from-dir", stDir(t, map[string]string{"s.yaml": "- a\n- b\n"}), "--magnum-status", "CREATE_IN_PROGRESS"}, "s.yaml: document 1: not an object"},

@@ -369,3 +369,46 @@ func TestSeenVersions(t *testing.T) {
 		})
 	}
 }
+
+// TestReadClusterObjects: the live reader sees what the cache holds for one
+// cluster, with managedFields, and Helm's Secrets as metadata only.
+func TestReadClusterObjects(t *testing.T) {
+	ns, other := newNamespace(t), newNamespace(t)
+	fakeCluster{Name: "live", Machines: 2}.create(t, ns)
+	fakeCluster{Name: "neighbour", Machines: 1, Addons: []string{"cni-calico"}}.create(t, ns)
+	fakeCluster{Name: "live", Machines: 1}.create(t, other)
+	kc, err := Connect("test", env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kc.ReadClusterObjects(context.Background(), ns, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, o := range objs {
+		kinds[o.GetKind()]++
+		if o.GetNamespace() != ns {
+			t.Errorf("%s %s from namespace %s", o.GetKind(), o.GetName(), o.GetNamespace())
+		}
+		if o.GetKind() == "Secret" {
+			if _, has := o.Object["data"]; has || o.GetAPIVersion() != "v1" || o.GetLabels()["owner"] != "helm" {
+				t.Errorf("Secret %s read as %v", o.GetName(), o.Object)
+			}
+			continue
+		}
+		if o.GetLabels()[ChartClusterLabel] != "live" {
+			t.Errorf("%s %s is not the cluster's", o.GetKind(), o.GetName())
+		}
+		if len(o.GetManagedFields()) == 0 {
+			t.Errorf("%s %s read without managedFields", o.GetKind(), o.GetName())
+		}
+	}
+	want := map[string]int{"Cluster": 1, "OpenStackCluster": 1, "KubeadmControlPlane": 1, "MachineDeployment": 1, "Machine": 2, "HelmRelease": 5, "Manifests": 1,
+		"Secret": 4} // both clusters' release Secrets: the namespace's releases
+	for k, n := range want {
+		if kinds[k] != n {
+			t.Errorf("%d %s objects, want %d (all: %v)", kinds[k], k, n, kinds)
+		}
+	}
+}
