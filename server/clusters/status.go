@@ -35,6 +35,7 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 	if err != nil {
 		return capistatus.Result{}, err
 	}
+	s.noticeAdoption(ctx, spec, objs)
 	snap, err := snapshot(objs)
 	if err != nil {
 		return capistatus.Result{}, err
@@ -231,6 +232,7 @@ func (s *Service) Health(ctx context.Context, spec Spec) (capistatus.Health, err
 	if err != nil {
 		return capistatus.Health{}, err
 	}
+	s.noticeAdoption(ctx, spec, objs)
 	snap, err := snapshot(objs)
 	if err != nil {
 		return capistatus.Health{}, err
