@@ -37,6 +37,10 @@ func optBool(p *bool) *bool {
 }
 
 func templateFromProto(t *pb.ClusterTemplate) helmvalues.ClusterTemplate {
+	if t == nil {
+		// Status and health requests may omit the template (checkSpec).
+		return helmvalues.ClusterTemplate{}
+	}
 	registry, tls, public, lb, fip, hidden := t.GetRegistryEnabled(), t.GetTlsDisabled(), t.GetPublic(), t.GetMasterLbEnabled(), t.GetFloatingIpEnabled(), t.GetHidden()
 	return helmvalues.ClusterTemplate{
 		UUID: t.GetUuid(), Name: t.GetName(), ProjectID: t.GetProjectId(), UserID: t.GetUserId(),
