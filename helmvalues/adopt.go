@@ -121,7 +121,7 @@ func Adopt(in AdoptInput) (Adoption, error) {
 	}
 	if changes := machineWideChanges(in); len(changes) > 0 {
 		return full(in, []string{fmt.Sprintf(
-			"release values written by %s are replaced by this driver's: %s, so Cluster API replaces every machine anyway",
+			"release values written by %s are replaced by this driver's: this is an upgrade (%s), when machines are replaced anyway",
 			owner, strings.Join(changes, ", "))}), nil
 	}
 	values, ok := deepCopy(in.Deployed).(map[string]any)

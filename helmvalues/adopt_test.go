@@ -91,7 +91,7 @@ func TestAdoptMode(t *testing.T) {
 		{"a new chart takes over", small("1.30.4", "img", group("w", 2)), "0.23.0", "0.27.0",
 			small("1.30.4", "img", group("w", 2)), ValuesManaged, "chart version 0.23.0 -> 0.27.0"},
 		{"an adopted cluster's upgrade takes over", marked(small("1.30.4", "img", group("w", 2)), ValuesAdopted), "0.27.0", "0.27.0",
-			small("1.31.1", "img2", group("w", 2)), ValuesManaged, "another driver (adopted) are replaced"},
+			small("1.31.1", "img2", group("w", 2)), ValuesManaged, "another driver (adopted) are replaced by this driver's: this is an upgrade"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	commands["render"] = command{
-		summary: "Magnum objects (JSON) -> openstack-cluster Helm values; --diff previews an upgrade",
+		summary: "Magnum objects (JSON) -> openstack-cluster Helm values; --diff previews an upgrade, --deployed a change to a deployed release",
 		run:     runRender,
 	}
 }
@@ -30,18 +30,21 @@ const (
 
 // runRender prints the chart values for one input, or with --diff what
 // changes between two inputs (e.g. the cluster on its current template and on
-// the template it would be upgraded to).
+// the template it would be upgraded to), or with --deployed what applying the
+// input to a deployed release would change (render_deployed.go).
 func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("render", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: magnum-capi render [--input FILE] [--diff OTHER] [--config FILE] [--strict-labels]")
+		fmt.Fprintln(stderr, "usage: magnum-capi render [--input FILE] [--diff OTHER | --deployed VALUES [--deployed-chart VERSION]] [--config FILE] [--strict-labels]")
 		fmt.Fprintln(stderr, "  FILE holds Magnum's objects as as_dict() gives them:")
 		fmt.Fprintln(stderr, `  {"cluster_template": {...}, "cluster": {...}, "nodegroups": [...], "image": {"id", "os_distro", "kube_version"}, "volume_types": [...], "external_network_id": "..."}`)
 		fs.PrintDefaults()
 	}
 	input := fs.String("input", "-", "input `FILE` (JSON); - reads standard input")
 	other := fs.String("diff", "", "second input `FILE`: print what changes from --input to it instead of the values")
+	deployed := fs.String("deployed", "", "the deployed release's values `FILE` (helm get values STACK_ID -n NAMESPACE -o yaml): print what applying --input to it changes, as the sidecar's RenderValues does (another driver's release is adopted, not replaced)")
+	deployedChart := fs.String("deployed-chart", "", "the deployed release's chart `VERSION` (helm list shows it); default: the version --input renders with")
 	configPath := fs.String("config", "", "driver configuration `FILE` (YAML or JSON, the helmvalues.Config fields) over the defaults")
 	strict := fs.Bool("strict-labels", false, "make unknown labels errors")
 	fail := func(code int, err error) int {
@@ -59,6 +62,15 @@ func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	if *input == "-" && *other == "-" {
 		return fail(exitInvalid, errors.New("--input and --diff cannot both read standard input"))
+	}
+	if *deployed != "" && *other != "" {
+		return fail(exitInvalid, errors.New("--diff and --deployed are exclusive"))
+	}
+	if *deployedChart != "" && *deployed == "" {
+		return fail(exitInvalid, errors.New("--deployed-chart needs --deployed"))
+	}
+	if *input == "-" && *deployed == "-" {
+		return fail(exitInvalid, errors.New("--input and --deployed cannot both read standard input"))
 	}
 
 	cfg := helmvalues.DefaultConfig()
@@ -78,6 +90,9 @@ func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	current, code, err := renderInput(*input, stdin, cfg)
 	if err != nil {
 		return fail(code, err)
+	}
+	if *deployed != "" {
+		return renderDeployed(current, *deployed, *deployedChart, stdin, stdout, stderr)
 	}
 	if *other == "" {
 		printWarnings(stderr, "", current.Warnings)

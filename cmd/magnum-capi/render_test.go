@@ -48,6 +48,17 @@ func TestRenderGolden(t *testing.T) {
 		{"missing-file", []string{"--input", filepath.Join(dir, "absent.json")}, "", exitIO},
 		{"both-from-stdin", []string{"--diff", "-"}, "current.json", exitInvalid},
 		{"unknown-flag", []string{"--inptu", "x.json"}, "", exitInvalid},
+		// --deployed: what a mutation would change in a deployed release
+		// (here one the StackHPC driver installed), as RenderValues says.
+		{"deployed-stackhpc-resize", []string{"--input", filepath.Join(dir, "stackhpc-resized.json"), "--deployed", filepath.Join(dir, "stackhpc-deployed.txt")}, "", exitOK},
+		{"deployed-stackhpc-upgrade", []string{"--input", filepath.Join(dir, "stackhpc-upgraded.json"), "--deployed", filepath.Join(dir, "stackhpc-deployed.txt")}, "", exitOK},
+		{"deployed-other-chart", []string{"--input", filepath.Join(dir, "stackhpc-resized.json"), "--deployed", filepath.Join(dir, "stackhpc-deployed.txt"), "--deployed-chart", "openstack-cluster-0.23.0"}, "", exitOK},
+		{"deployed-from-stdin", []string{"--input", filepath.Join(dir, "stackhpc-resized.json"), "--deployed", "-"}, "stackhpc-deployed.txt", exitOK},
+		{"deployed-not-values", []string{"--input", filepath.Join(dir, "stackhpc-resized.json"), "--deployed", filepath.Join(dir, "not-values.yaml")}, "", exitInvalid},
+		{"deployed-missing", []string{"--input", filepath.Join(dir, "stackhpc-resized.json"), "--deployed", filepath.Join(dir, "absent.yaml")}, "", exitIO},
+		{"deployed-and-diff", []string{"--input", filepath.Join(dir, "current.json"), "--diff", filepath.Join(dir, "upgraded.json"), "--deployed", filepath.Join(dir, "stackhpc-deployed.txt")}, "", exitInvalid},
+		{"deployed-chart-alone", []string{"--input", filepath.Join(dir, "current.json"), "--deployed-chart", "0.27.0"}, "", exitInvalid},
+		{"deployed-both-from-stdin", []string{"--deployed", "-"}, "current.json", exitInvalid},
 		{"stray-argument", []string{"current.json"}, "", exitInvalid},
 	}
 	for _, tt := range tests {
