@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 func run(m *testing.M) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	var err error
-	stack, err = harness.Start(ctx, harness.Options{Step: 100 * time.Millisecond})
+	stack, err = harness.Start(ctx, harness.Options{Step: 100 * time.Millisecond, SecondManagementCluster: true})
 	cancel()
 	if err != nil {
 		return 0, err

@@ -25,12 +25,24 @@ type Options struct {
 	Dir string
 	// Out receives kube-apiserver's and etcd's output; nil discards it.
 	Out io.Writer
+	// SecondManagementCluster starts another management cluster (its own
+	// kube-apiserver and etcd, CRDs and simulator), which SidecarConfig
+	// lists as SecondManagementClusterName after "default".
+	SecondManagementCluster bool
 }
+
+// SecondManagementClusterName is the second management cluster's name in
+// SidecarConfig.
+const SecondManagementClusterName = "second"
 
 // Harness is a running stack.
 type Harness struct {
 	Env       *testbed.Env
 	Sim       *capisim.Simulator
+	// SecondEnv and SecondSim are the second management cluster; nil
+	// unless Options.SecondManagementCluster.
+	SecondEnv *testbed.Env
+	SecondSim *capisim.Simulator
 	Charts    *chartrepo.HTTP
 	OpenStack *openstackfake.Server
 	Keystone  *keystone.Keystone
@@ -61,6 +73,14 @@ func Start(ctx context.Context, opts Options) (_ *Harness, err error) {
 	// until Stop.
 	if h.Sim, err = capisim.Start(context.WithoutCancel(ctx), h.Env.Config, capisim.Options{Step: opts.Step}); err != nil {
 		return nil, fmt.Errorf("starting the CAPI simulator: %w", err)
+	}
+	if opts.SecondManagementCluster {
+		if h.SecondEnv, err = testbed.Start(ctx, testbed.Options{Dir: filepath.Join(h.Info.Dir, "testbed-second"), Out: opts.Out}); err != nil {
+			return nil, fmt.Errorf("starting the second management cluster: %w", err)
+		}
+		if h.SecondSim, err = capisim.Start(context.WithoutCancel(ctx), h.SecondEnv.Config, capisim.Options{Step: opts.Step}); err != nil {
+			return nil, fmt.Errorf("starting the second CAPI simulator: %w", err)
+		}
 	}
 	if h.Charts, err = chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: TestCharts()}); err != nil {
 		return nil, fmt.Errorf("starting the chart repository: %w", err)
@@ -101,6 +121,12 @@ func (h *Harness) Stop() error {
 	}
 	if h.Charts != nil {
 		errs = append(errs, h.Charts.Close())
+	}
+	if h.SecondSim != nil {
+		errs = append(errs, h.SecondSim.Stop())
+	}
+	if h.SecondEnv != nil {
+		errs = append(errs, h.SecondEnv.Stop())
 	}
 	if h.Sim != nil {
 		errs = append(errs, h.Sim.Stop())

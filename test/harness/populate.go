@@ -66,6 +66,7 @@ func (h *Harness) populate(ctx context.Context) error {
 	h.Info = Info{
 		Dir:                 h.Info.Dir,
 		Kubeconfig:          h.Env.KubeconfigPath,
+		SecondKubeconfig:    h.secondKubeconfig(),
 		ChartRepository:     h.Charts.URL(),
 		ChartName:           ChartName,
 		ChartVersion:        ChartVersion,
@@ -96,6 +97,7 @@ var KubeVersions = []string{"v1.32.5", "v1.33.2", "v1.34.1", "v1.35.0"}
 type Info struct {
 	Dir                 string            `json:"dir"`
 	Kubeconfig          string            `json:"kubeconfig"`
+	SecondKubeconfig    string            `json:"second_kubeconfig,omitempty"`
 	ChartRepository     string            `json:"chart_repository"`
 	ChartName           string            `json:"chart_name"`
 	ChartVersion        string            `json:"chart_version"`
@@ -125,7 +127,7 @@ namespacePrefix: magnum
 managementClusters:
   - name: default
     kubeconfig: %[3]s
-chart:
+%[10]schart:
   repository: %[4]s
   name: %[5]s
   version: %[6]s
@@ -137,5 +139,21 @@ openstack:
 timeouts:
   lock: 15s
 `, h.Info.Dir, socket, h.Info.Kubeconfig, h.Info.ChartRepository, h.Info.ChartName, h.Info.ChartVersion,
-		h.Info.ServiceCloudsFile, h.Info.ServiceCloud, h.Info.AuthURL)
+		h.Info.ServiceCloudsFile, h.Info.ServiceCloud, h.Info.AuthURL, h.secondManagementCluster())
+}
+
+func (h *Harness) secondKubeconfig() string {
+	if h.SecondEnv == nil {
+		return ""
+	}
+	return h.SecondEnv.KubeconfigPath
+}
+
+// secondManagementCluster is the second entry of managementClusters, if
+// there is a second one.
+func (h *Harness) secondManagementCluster() string {
+	if h.SecondEnv == nil {
+		return ""
+	}
+	return fmt.Sprintf("  - name: %s\n    kubeconfig: %s\n", SecondManagementClusterName, h.SecondEnv.KubeconfigPath)
 }
