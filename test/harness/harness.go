@@ -37,8 +37,8 @@ const SecondManagementClusterName = "second"
 
 // Harness is a running stack.
 type Harness struct {
-	Env       *testbed.Env
-	Sim       *capisim.Simulator
+	Env *testbed.Env
+	Sim *capisim.Simulator
 	// SecondEnv and SecondSim are the second management cluster; nil
 	// unless Options.SecondManagementCluster.
 	SecondEnv *testbed.Env
