@@ -107,6 +107,7 @@ class Stack:
         with open(self.info_file) as f:
             self.info = json.load(f)
         self.sidecar = None
+        self._extra = {}
         self.start_sidecar()
 
     def _start(self, args, log, env=None):
@@ -122,6 +123,21 @@ class Stack:
             [self.sidecar_bin, "serve", "--config", self.config_file], self.sidecar_log)
         _wait_for(lambda: _health_serving(self.address), 120, "the sidecar to serve",
                   self.sidecar, self.sidecar_log)
+
+    def extra_sidecar(self, name, env):
+        """The address of a second sidecar on the same stack, started on
+        first use, with configuration overridden by MAGNUM_CAPI_* variables
+        (e.g. short timeouts.*), so that tests needing it leave the shared
+        sidecar's configuration alone."""
+        if name not in self._extra:
+            socket = os.path.join(self.dir, name + ".sock")
+            log = os.path.join(self.dir, "sidecar-%s.log" % name)
+            env = dict(_ENV, MAGNUM_CAPI_LISTEN="unix://" + socket, **env)
+            proc = self._start([self.sidecar_bin, "serve", "--config", self.config_file], log, env)
+            address = "unix://" + socket
+            _wait_for(lambda: _health_serving(address), 120, "the %s sidecar to serve" % name, proc, log)
+            self._extra[name] = address
+        return self._extra[name]
 
     def stop_sidecar(self, sig=signal.SIGTERM):
         """Stop (or with SIGKILL, kill) the sidecar, as an operator or a
