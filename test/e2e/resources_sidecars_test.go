@@ -193,3 +193,5 @@ func withKubeconfig(t *testing.T, socket, kubeconfig string) string {
 	}
 	return strings.Replace(text, old, "kubeconfig: "+kubeconfig+"\n", 1)
 }
+
+func quietLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
