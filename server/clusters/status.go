@@ -63,26 +63,32 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 
 // completes reports whether res moves the cluster or one of its node groups
 // from in progress to complete: the answers the read-your-writes guard holds
-// back while the cache is behind the sidecar's own last write.
+// back while the cache is behind the sidecar's own last write. Deletions are
+// not held: a stale cache can only still show what is being deleted.
 func completes(spec Spec, res capistatus.Result) bool {
-	if strings.HasSuffix(res.Status, "_COMPLETE") && strings.HasSuffix(spec.Cluster.Status, "_IN_PROGRESS") {
+	if completion(spec.Cluster.Status, res.Status) {
 		return true
 	}
 	for _, ng := range res.NodeGroups {
-		if strings.HasSuffix(ng.Status, "_COMPLETE") && strings.HasSuffix(nodeGroupStatus(spec, ng.UUID), "_IN_PROGRESS") {
+		if completion(nodeGroupStatus(spec, ng.UUID), ng.Status) {
 			return true
 		}
 	}
 	return false
 }
 
+// completion: from CREATE_, UPDATE_ or ROLLBACK_IN_PROGRESS to COMPLETE.
+func completion(was, is string) bool {
+	return strings.HasSuffix(was, "_IN_PROGRESS") && !strings.HasPrefix(was, "DELETE_") && strings.HasSuffix(is, "_COMPLETE")
+}
+
 // holdBack keeps the cluster and its node groups in progress, saying why.
 func holdBack(spec Spec, res capistatus.Result, reason string) capistatus.Result {
-	if strings.HasSuffix(res.Status, "_COMPLETE") && strings.HasSuffix(spec.Cluster.Status, "_IN_PROGRESS") {
+	if completion(spec.Cluster.Status, res.Status) {
 		res.Status, res.StatusReason = spec.Cluster.Status, reason
 	}
 	for i, ng := range res.NodeGroups {
-		if was := nodeGroupStatus(spec, ng.UUID); strings.HasSuffix(ng.Status, "_COMPLETE") && strings.HasSuffix(was, "_IN_PROGRESS") {
+		if was := nodeGroupStatus(spec, ng.UUID); completion(was, ng.Status) {
 			res.NodeGroups[i].Status, res.NodeGroups[i].StatusReason = was, reason
 		}
 	}
