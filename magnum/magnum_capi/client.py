@@ -4,7 +4,10 @@ Magnum 15-22 run under eventlet. grpcio blocks in C and does not cooperate
 with eventlet's hub, so a call made on a green thread would freeze every
 other green thread in the process (RPC handlers, periodic jobs). Calls
 therefore run in eventlet's pool of native threads when eventlet has patched
-the process, and directly otherwise (Magnum master uses real threads).
+the process, and directly otherwise (Magnum master uses real threads). grpc
+itself is imported with the operating system's threading (_grpc.py), and the
+channel's lock here is a native one: green locks contended by two native
+threads deadlock.
 
 One channel serves the whole process. It is created lazily, on first use and
 again after a fork, because Magnum builds a new driver object for every call
@@ -15,19 +18,34 @@ import os
 import threading
 import time
 
-import grpc
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from magnum_capi._grpc import grpc
+from magnum_capi._grpc import NATIVE_THREADING
 from magnum_capi import errors
 from magnumcapi.v1 import driver_pb2_grpc
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
 
+
+
+def _native_lock():
+    """A lock of the operating system's threads. Once eventlet has patched
+    the process, threading.Lock() is a green lock, which deadlocks when two
+    native threads (eventlet's pool, where calls run) contend for it."""
+    try:
+        from eventlet import patcher
+    except ImportError:
+        return threading.Lock()
+    return patcher.original("threading").Lock()
+
+
 # Written only under _lock; read without it on the fast path.
 _channel_state = {"pid": None, "address": None, "channel": None, "stub": None}
-_lock = threading.Lock()
+_lock = _native_lock()
+_call_lock = _native_lock()
 
 
 def _eventlet_patched():
@@ -45,8 +63,17 @@ def _in_native_thread(fn):
     if _eventlet_patched():
         from eventlet import tpool
 
-        return tpool.execute(fn)
+        if NATIVE_THREADING:
+            return tpool.execute(fn)
+        return tpool.execute(_serialized, fn)
     return fn()
+
+
+def _serialized(fn):
+    # grpc was imported before the shim with green locks (see _grpc.py):
+    # one native thread at a time, so they are never contended.
+    with _call_lock:
+        return fn()
 
 
 def _credentials():

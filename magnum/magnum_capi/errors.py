@@ -14,8 +14,9 @@ themselves, with their message, instead of as a RemoteError with a
 traceback.
 """
 
-import grpc
 from magnum.common import exception
+
+from magnum_capi._grpc import grpc
 
 
 def _literal(message):
