@@ -12,7 +12,9 @@ BIN := $(CURDIR)/bin
 # and cached outside the repository by test/tools/build.sh.
 ASSETS = $(shell test/tools/build.sh kube)
 PROTO_TOOLS = $(shell test/tools/build.sh proto)
-GO_TEST_FLAGS ?= -count=1
+# 30m: the end-to-end suite and the static build of deploy/Dockerfile's test can
+# outlast go test's default 10m per package on a busy two-core machine.
+GO_TEST_FLAGS ?= -count=1 -timeout 30m
 PURE_PACKAGES := ./helmvalues/... ./capistatus/... ./certs/...
 
 .PHONY: help
