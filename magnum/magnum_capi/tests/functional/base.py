@@ -153,6 +153,14 @@ class FunctionalTestCase(db_base.DbTestCase):
         self.fail("cluster still %s after %ss waiting for %s; seen %s"
                   % (seen[-1][0] if seen else "?", timeout, want, seen))
 
+    def wait_until(self, predicate, what, timeout=180, interval=0.2):
+        start = time.monotonic()
+        while time.monotonic() - start < timeout:
+            if predicate():
+                return
+            time.sleep(interval)
+        self.fail("timed out after %ss waiting for %s" % (timeout, what))
+
     def _gone(self, cluster):
         try:
             objects.Cluster.get_by_uuid(self.admin_context, cluster.uuid)
