@@ -49,9 +49,12 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	for _, ng := range polled.Nodegroups {
 		ng.Status = "CREATE_IN_PROGRESS"
 	}
-	other := newCluster(t, "polls-other", "v1.33.2", 1)
-	other.spec.Cluster.StackId = "polls-other-aaaaaaaaaaaa" // never created
-	batch := &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{{Spec: polled}, {Spec: other.spec}}}
+	// A batch of the same cluster and an invalid request (refused before
+	// any read). A cluster no cache knows is not in it: with several
+	// management clusters, placement asks the API servers where it lives.
+	invalid := proto.Clone(polled).(*pb.ClusterSpec)
+	invalid.Cluster.UpdatedAt = "never"
+	batch := &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{{Spec: polled}, {Spec: invalid}}}
 
 	if n, _ := counter.count(); n == 0 {
 		t.Fatal("the counter saw no request while the cluster was created: it is not on the sidecar's connection")
@@ -82,7 +85,8 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		resp, err := sc.client.GetClusterStatuses(ctx, batch)
 		cancel()
-		if err != nil || len(resp.GetResults()) != 2 || resp.GetResults()[0].GetStatus().GetStatus() != "CREATE_COMPLETE" {
+		if err != nil || len(resp.GetResults()) != 2 || resp.GetResults()[0].GetStatus().GetStatus() != "CREATE_COMPLETE" ||
+			codes.Code(resp.GetResults()[1].GetErrorCode()) != codes.InvalidArgument {
 			t.Fatalf("batch poll %d: %v %v", i, resp, err)
 		}
 	}
