@@ -36,6 +36,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 			return err
 		}
 		s.forgetApplied(spec.Cluster.StackID)
+		s.markDeleteRequested(ctx, mc, ns, spec.Cluster.StackID)
 		s.log.InfoContext(ctx, "release uninstalled", "stack_id", spec.Cluster.StackID, "namespace", ns)
 		return nil
 	})

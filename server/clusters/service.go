@@ -44,6 +44,7 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	applied   applied
+	deletes   deleteRequests
 }
 
 // Deps are the adapters a Service uses.

@@ -57,6 +57,7 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 			return deleteCleanupResult(res, err), nil
 		}
 		s.forgetApplied(spec.Cluster.StackID)
+		s.deletes.forget(spec.Cluster.StackID)
 	}
 	return res, nil
 }
@@ -134,11 +135,7 @@ func (s *Service) statusRequest(spec Spec, objs *kube.Objects) capistatus.Reques
 	case strings.HasPrefix(spec.Cluster.Status, "CREATE_"):
 		req.OperationStarted = spec.CreatedAt
 	case strings.HasPrefix(spec.Cluster.Status, "DELETE_"):
-		if objs.Cluster != nil && objs.Cluster.DeletionTimestamp != nil {
-			req.OperationStarted = objs.Cluster.DeletionTimestamp.Time
-		} else {
-			req.OperationStarted = spec.UpdatedAt
-		}
+		req.OperationStarted = s.deletionStarted(spec.Cluster.StackID, objs, spec.UpdatedAt)
 	default:
 		// The newest release revision was written when the update began.
 		req.OperationStarted = objs.Release.Created

@@ -79,14 +79,30 @@ func (c *Cluster) DeleteSecrets(ctx context.Context, ns string, match map[string
 	return deleted, nil
 }
 
-// AnnotateMachine sets one annotation on a CAPI Machine with a merge patch
-// (it never conflicts with the controllers' own writes).
+// AnnotateMachine sets one annotation on a CAPI Machine.
 func (c *Cluster) AnnotateMachine(ctx context.Context, ns, name, key, value string) error {
 	m := &clusterv1.Machine{}
 	m.Namespace, m.Name = ns, name
+	return c.annotate(ctx, m, "machine", key, value)
+}
+
+// AnnotateCluster sets one annotation on a CAPI Cluster; a Cluster already
+// gone is not an error.
+func (c *Cluster) AnnotateCluster(ctx context.Context, ns, name, key, value string) error {
+	cl := &clusterv1.Cluster{}
+	cl.Namespace, cl.Name = ns, name
+	if err := c.annotate(ctx, cl, "cluster", key, value); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// annotate sets one annotation with a merge patch (it never conflicts with
+// the controllers' own writes).
+func (c *Cluster) annotate(ctx context.Context, obj client.Object, kind, key, value string) error {
 	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value))
-	if err := c.Client.Patch(ctx, m, client.RawPatch(types.MergePatchType, patch)); err != nil {
-		return fmt.Errorf("annotating machine %s/%s: %w", ns, name, err)
+	if err := c.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("annotating %s %s/%s: %w", kind, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
 }

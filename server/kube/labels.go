@@ -16,3 +16,9 @@ const (
 	// helmOwnerLabel marks Helm's release Secrets.
 	helmOwnerLabel = "owner"
 )
+
+// DeleteRequestedAnnotation records on a CAPI Cluster when Magnum last asked
+// for its deletion (RFC 3339). A delete retried after DELETE_FAILED restarts
+// the deletion timeout from there rather than from the deletionTimestamp the
+// first attempt set, which never changes.
+const DeleteRequestedAnnotation = "magnum-capi.io/delete-requested-at"
