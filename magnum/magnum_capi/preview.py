@@ -93,7 +93,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     from magnum.common import context as magnum_context
-    from magnum import objects
     import magnum.conf
 
     from magnum_capi import conf  # noqa: F401 - registers [magnum_capi]
@@ -101,7 +100,6 @@ def main(argv=None):
     magnum.conf.CONF(
         [], project="magnum",
         default_config_files=args.config_file or None)
-    objects.register_all()
     ctx = magnum_context.make_admin_context(all_tenants=True)
     # The sidecar resolves images, networks and volume types with the
     # caller's token; here that is Magnum's own service user
