@@ -92,6 +92,14 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
+	// A certificate directory of our own, not a random one envtest removes
+	// on Stop: RestartAPIServer then brings kube-apiserver back with the same
+	// serving and client CAs, so existing kubeconfigs keep working.
+	apiServerDir := filepath.Join(e.Dir, "kube-apiserver")
+	if err := os.MkdirAll(apiServerDir, 0o700); err != nil {
+		return nil, err
+	}
+	e.env.ControlPlane.GetAPIServer().CertDir = apiServerDir
 	if opts.Out != nil {
 		e.env.ControlPlane.GetAPIServer().Out = opts.Out
 		e.env.ControlPlane.GetAPIServer().Err = opts.Out
