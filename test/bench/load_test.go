@@ -1,0 +1,220 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/server/kube"
+)
+
+// template is a complete cluster's objects, as the watch cache reads them
+// (the chart's CAPI, CAPO and addon objects selected by the chart's cluster
+// label, and the Helm release record), to be copied under other names.
+type template struct {
+	stackID, uuid, project string
+	objects                []*unstructured.Unstructured
+}
+
+// clone is one copy of the template: a cluster Magnum would poll.
+type clone struct {
+	spec *pb.ClusterSpec
+}
+
+// watchedKinds are the kinds the sidecar's watch cache reads a cluster from
+// (server/kube/cache_kinds.go), at the versions it reads them.
+var watchedKinds = []schema.GroupVersionKind{
+	kube.ClusterGVK, kube.ControlPlaneGVK, kube.MachineDeploymentGVK, kube.MachineGVK,
+	kube.OpenStackClusterGVK, kube.HelmReleaseGVK, kube.ManifestsGVK,
+}
+
+// readTemplate reads a complete cluster's watched objects.
+func readTemplate(ctx context.Context, kc client.Client, c *cluster) (*template, error) {
+	ns := helmvalues.Namespace("magnum", c.spec.Cluster.ProjectId)
+	t := &template{stackID: c.spec.Cluster.StackId, uuid: c.spec.Cluster.Uuid, project: c.spec.Cluster.ProjectId}
+	for _, gvk := range watchedKinds {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := kc.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{kube.ChartClusterLabel: t.stackID}); err != nil {
+			return nil, fmt.Errorf("listing %s of %s: %w", gvk.Kind, t.stackID, err)
+		}
+		if len(l.Items) == 0 {
+			return nil, fmt.Errorf("cluster %s has no %s", t.stackID, gvk.Kind)
+		}
+		for i := range l.Items {
+			t.objects = append(t.objects, &l.Items[i])
+		}
+	}
+	var secrets corev1.SecretList
+	if err := kc.List(ctx, &secrets, client.InNamespace(ns), client.MatchingLabels{"owner": "helm", "name": t.stackID}); err != nil {
+		return nil, err
+	}
+	if len(secrets.Items) == 0 {
+		return nil, fmt.Errorf("cluster %s has no Helm release record", t.stackID)
+	}
+	for i := range secrets.Items {
+		raw, err := json.Marshal(&secrets.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := json.Unmarshal(raw, &u.Object); err != nil {
+			return nil, err
+		}
+		u.SetAPIVersion("v1")
+		u.SetKind("Secret")
+		t.objects = append(t.objects, u)
+	}
+	return t, nil
+}
+
+// cloneProject is the project of clone i: 100 clusters a project, as many
+// namespaces as a cloud with that many projects would have.
+func cloneProject(i int) string { return fmt.Sprintf("be0c%028x", i/100) }
+
+// cloneStackID is a stack id of the driver's form for clone i.
+func cloneStackID(i int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	for j := range b {
+		b[j] = alphabet[int(b[j])%len(alphabet)]
+	}
+	return fmt.Sprintf("bench-%05d-%s", i, b)
+}
+
+// create writes clone i of the template: every object with the names,
+// uuid, project and namespace replaced, created, then given the template's
+// status through the status subresource (with observed generations set to
+// the copy's own, so the copy is as up to date as its original).
+func (t *template) create(ctx context.Context, kc client.Client, w *world, i int) (*clone, error) {
+	stackID, id, project := cloneStackID(i), uuid.NewString(), cloneProject(i)
+	ns := helmvalues.Namespace("magnum", project)
+	replacer := strings.NewReplacer(t.stackID, stackID, t.uuid, id, t.project, project)
+	for _, obj := range t.objects {
+		raw, err := json.Marshal(obj.Object)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := json.Unmarshal([]byte(replacer.Replace(string(raw))), &u.Object); err != nil {
+			return nil, err
+		}
+		status, hasStatus := u.Object["status"]
+		delete(u.Object, "status")
+		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"} {
+			unstructured.RemoveNestedField(u.Object, "metadata", f)
+		}
+		u.SetNamespace(ns)
+		if err := kc.Create(ctx, u); err != nil {
+			return nil, fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+		if !hasStatus || u.GetKind() == "Secret" {
+			continue
+		}
+		setObservedGeneration(status, u.GetGeneration())
+		u.Object["status"] = status
+		if err := kc.Status().Update(ctx, u); err != nil {
+			return nil, fmt.Errorf("setting the status of %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	spec := specFor(w, stackID[:len(stackID)-13], id, project, 2)
+	spec.Cluster.StackId = stackID
+	return &clone{spec: spec}, nil
+}
+
+// setObservedGeneration sets every observedGeneration in a status (its own
+// and its conditions') to gen.
+func setObservedGeneration(v any, gen int64) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if k == "observedGeneration" {
+				v[k] = gen
+				continue
+			}
+			setObservedGeneration(x, gen)
+		}
+	case []any:
+		for _, x := range v {
+			setObservedGeneration(x, gen)
+		}
+	}
+}
+
+// loader grows the set of clones, 16 at a time.
+type loader struct {
+	tmpl   *template
+	clones []*clone
+	// took is the time each growth took, for docs/benchmarks.md.
+	took []time.Duration
+}
+
+const loadWorkers = 16
+
+// growTo makes clones until there are n, creating their namespaces first.
+func (l *loader) growTo(ctx context.Context, w *world, n int) error {
+	have := len(l.clones)
+	if n <= have {
+		return nil
+	}
+	start := time.Now()
+	for p := have / 100; p <= (n-1)/100; p++ {
+		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: helmvalues.Namespace("magnum", cloneProject(p*100))}}
+		if err := w.kube.Create(ctx, nsObj); client.IgnoreAlreadyExists(err) != nil {
+			return err
+		}
+	}
+	made := make([]*clone, n-have)
+	jobs := make(chan int)
+	errs := make(chan error, loadWorkers)
+	var wg sync.WaitGroup
+	for range loadWorkers {
+		wg.Go(func() {
+			for i := range jobs {
+				c, err := l.tmpl.create(ctx, w.kube, w, i)
+				if err != nil {
+					errs <- err
+					return
+				}
+				made[i-have] = c
+			}
+		})
+	}
+	var err error
+feed:
+	for i := have; i < n; i++ {
+		select {
+		case jobs <- i:
+		case err = <-errs:
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
+	if err != nil {
+		return err
+	}
+	l.clones = append(l.clones, made...)
+	l.took = append(l.took, time.Since(start))
+	return nil
+}

@@ -1,0 +1,224 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/server"
+	"github.com/magnum-capi/magnum-capi/server/config"
+	"github.com/magnum-capi/magnum-capi/test/harness"
+)
+
+// benchEnv guards the stack: only `make bench` sets it, so `go test ./...`
+// and a stray `go test -bench . ./...` never start thousands of clusters.
+const benchEnv = "MAGNUM_CAPI_BENCH"
+
+// world is the stack and one in-process sidecar, started by the first
+// benchmark that needs them and shared by the rest.
+type world struct {
+	stack *harness.Harness
+	// kube is a client of the management cluster without client-side rate
+	// limits (loading thousands of objects).
+	kube    client.Client
+	driver  pb.DriverServiceClient
+	counter *requestLog
+	stop    func()
+}
+
+var (
+	worldOnce sync.Once
+	shared    *world
+	worldErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.stop()
+	}
+	os.Exit(code)
+}
+
+// stackFor returns the shared stack, starting it on first use; a benchmark
+// run without MAGNUM_CAPI_BENCH=1 is skipped with how to run it.
+func stackFor(b *testing.B) *world {
+	b.Helper()
+	if os.Getenv(benchEnv) != "1" {
+		b.Skipf("the stack benchmarks run from `make bench` (%s=1); plain go test only compiles them", benchEnv)
+	}
+	worldOnce.Do(func() { shared, worldErr = startWorld() })
+	if worldErr != nil {
+		b.Fatal(worldErr)
+	}
+	return shared
+}
+
+func startWorld() (_ *world, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	started := time.Now()
+	stack, err := harness.Start(ctx, harness.Options{Step: 100 * time.Millisecond})
+	if err != nil {
+		return nil, fmt.Errorf("starting the test stack: %w", err)
+	}
+	w := &world{stack: stack, counter: &requestLog{}}
+	var stops []func()
+	w.stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+		_ = stack.Stop()
+	}
+	defer func() {
+		if err != nil {
+			w.stop()
+		}
+	}()
+	cfg := rest.CopyConfig(stack.Env.Config)
+	cfg.QPS, cfg.Burst = -1, 0
+	if w.kube, err = client.New(cfg, client.Options{Scheme: stack.Env.Scheme}); err != nil {
+		return nil, err
+	}
+
+	socket := filepath.Join(stack.Info.Dir, "magnum-capi.sock")
+	file := filepath.Join(stack.Info.Dir, "magnum-capi.yaml")
+	if err := os.WriteFile(file, []byte(sidecarConfig(stack, socket)), 0o600); err != nil {
+		return nil, err
+	}
+	sc, err := config.Load(file, nil)
+	if err != nil {
+		return nil, err
+	}
+	logs, err := os.Create(filepath.Join(stack.Info.Dir, "sidecar.log"))
+	if err != nil {
+		return nil, err
+	}
+	sidecarCtx, stopSidecar := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- server.Run(sidecarCtx, sc, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
+			server.WithKubeTransport(w.counter.wrap))
+	}()
+	stops = append(stops, func() { stopSidecar(); <-done; logs.Close() })
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, err
+	}
+	stops = append(stops, func() { conn.Close() })
+	if err := waitServing(conn, done); err != nil {
+		return nil, err
+	}
+	w.driver = pb.NewDriverServiceClient(conn)
+	fmt.Fprintf(os.Stderr, "bench: test stack and sidecar up in %s (%s)\n", time.Since(started).Round(time.Second), stack.Info.Dir)
+	return w, nil
+}
+
+// sidecarConfig is the harness's configuration with info-level logs: debug
+// logs of thousands of polls would be most of what the sidecar does.
+func sidecarConfig(stack *harness.Harness, socket string) string {
+	return strings.Replace(stack.SidecarConfig(socket), "level: debug", "level: info", 1)
+}
+
+// postedName is the metadata.name of the object a POST creates.
+func postedName(req *http.Request) string {
+	body, err := req.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer body.Close()
+	var obj struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if json.NewDecoder(body).Decode(&obj) != nil {
+		return ""
+	}
+	return obj.Metadata.Name
+}
+
+// waitServing polls the standard health service until the sidecar's caches
+// have synced (or the sidecar exits).
+func waitServing(conn *grpc.ClientConn, done <-chan error) error {
+	hc := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-done:
+			return fmt.Errorf("sidecar exited: %v", err)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: pb.DriverService_ServiceDesc.ServiceName})
+		cancel()
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("sidecar not SERVING after 5 minutes")
+}
+
+// requestLog records the requests a sidecar sends to the API server
+// (method, path, response code), at its own client transport.
+type requestLog struct {
+	mu   sync.Mutex
+	seen []request
+}
+
+type request struct {
+	method, path string
+	code         int
+	// name is a created object's name (a POST's path has none).
+	name string
+	at   time.Time
+}
+
+func (l *requestLog) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		r := request{method: req.Method, path: req.URL.Path, at: time.Now()}
+		if req.Method == http.MethodPost && req.GetBody != nil {
+			r.name = postedName(req)
+		}
+		resp, err := next.RoundTrip(req)
+		if resp != nil {
+			r.code = resp.StatusCode
+		}
+		l.mu.Lock()
+		l.seen = append(l.seen, r)
+		l.mu.Unlock()
+		return resp, err
+	})
+}
+
+func (l *requestLog) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = nil
+}
+
+func (l *requestLog) requests() []request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]request(nil), l.seen...)
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+)
+
+// process is the real magnum-capi binary serving the stack, for its RSS.
+type process struct {
+	cmd    *exec.Cmd
+	conn   *grpc.ClientConn
+	driver pb.DriverServiceClient
+	// synced is how long it took to serve (its caches listed everything).
+	synced time.Duration
+}
+
+// binary is $MAGNUM_CAPI_BIN (make bench passes bin/magnum-capi), else the
+// command built into a temporary directory.
+func binary(b *testing.B) string {
+	if p := os.Getenv("MAGNUM_CAPI_BIN"); p != "" {
+		return p
+	}
+	out := filepath.Join(b.TempDir(), "magnum-capi")
+	build := exec.Command("go", "build", "-o", out, "github.com/magnum-capi/magnum-capi/cmd/magnum-capi")
+	if msg, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build -o %s ./cmd/magnum-capi: %v\n%s", out, err, msg)
+	}
+	return out
+}
+
+// startProcess runs `magnum-capi serve` with the harness's configuration
+// on its own socket and waits until it serves.
+func startProcess(b *testing.B, w *world, bin string) *process {
+	dir, err := os.MkdirTemp(w.stack.Info.Dir, "proc-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	socket := filepath.Join(dir, "s.sock")
+	file := filepath.Join(dir, "magnum-capi.yaml")
+	if err := os.WriteFile(file, []byte(sidecarConfig(w.stack, socket)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	logs, err := os.Create(filepath.Join(dir, "sidecar.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &process{cmd: exec.Command(bin, "serve", "--config", file)}
+	p.cmd.Stdout, p.cmd.Stderr = logs, logs
+	start := time.Now()
+	if err := p.cmd.Start(); err != nil {
+		b.Fatalf("starting %s serve: %v", bin, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait(); logs.Close() }()
+	b.Cleanup(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-done
+		}
+	})
+	if p.conn, err = grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.conn.Close() })
+	if err := waitServing(p.conn, done); err != nil {
+		raw, _ := os.ReadFile(logs.Name())
+		b.Fatalf("%v; its log:\n%s", err, tail(raw, 4096))
+	}
+	p.synced = time.Since(start)
+	p.driver = pb.NewDriverServiceClient(p.conn)
+	return p
+}
+
+// memory reads VmRSS and VmHWM (peak RSS) of the process, in MiB.
+func (p *process) memory() (rss, hwm float64, err error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[2] != "kB" {
+			continue
+		}
+		kb, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/%d/status: %q: %w", p.cmd.Process.Pid, line, err)
+		}
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb / 1024
+		case "VmHWM:":
+			hwm = kb / 1024
+		}
+	}
+	if rss == 0 {
+		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", p.cmd.Process.Pid)
+	}
+	return rss, hwm, nil
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
