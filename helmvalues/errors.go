@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // FieldError is bad input from the caller: a Magnum field, label or OpenStack
@@ -18,7 +19,25 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string {
-	return fmt.Sprintf("%s: invalid value %q: expected %s", e.Field, e.Value, e.Expected)
+	return fmt.Sprintf("%s: invalid value %q: expected %s", e.Field, Clip(e.Value), e.Expected)
+}
+
+// maxQuoted is the most of a value an error message quotes.
+const maxQuoted = 128
+
+// Clip shortens a value quoted in an error message: messages end up in
+// Magnum's status_reason and in logs, and a request may carry values of
+// many kilobytes. A longer value keeps its first 64 bytes (whole UTF-8
+// characters) and says how long it was.
+func Clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := 64
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 // InvalidArgument marks the error as the caller's fault (gRPC InvalidArgument).

@@ -61,6 +61,12 @@ func ReleaseName(clusterName string, random io.Reader) (string, error) {
 	return base + "-" + id, nil
 }
 
+// IsReleaseName reports whether id can be a stack_id: a DNS label no longer
+// than the names ReleaseName (and the StackHPC driver) make. Anything else
+// would name objects Kubernetes refuses, or reach outside the cluster's own
+// names.
+func IsReleaseName(id string) bool { return len(id) <= maxStackID && isDNSLabel(id) }
+
 // Namespace is the management-cluster namespace of a project's clusters:
 // "<prefix>-<project id with everything but [a-z0-9] removed>".
 func Namespace(prefix, projectID string) string {

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
 
@@ -19,7 +20,7 @@ type requestError struct {
 }
 
 func (e *requestError) Error() string {
-	return fmt.Sprintf("%s: got %q, expected %s", e.Field, e.Value, e.Expected)
+	return fmt.Sprintf("%s: got %q, expected %s", e.Field, helmvalues.Clip(e.Value), e.Expected)
 }
 
 // InvalidArgument classifies the error for the gRPC boundary.
@@ -57,11 +58,14 @@ func walk(m protoreflect.Message, path string) error {
 				return false
 			}
 			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				if err = checkString(name+"["+k.String()+"]", k.String(), false); err != nil {
+				// The key is part of the field's name in the message, so a
+				// huge one is clipped there (checkString reports its size).
+				entry := name + "[" + helmvalues.Clip(k.String()) + "]"
+				if err = checkString(entry, k.String(), false); err != nil {
 					return false
 				}
 				if fd.MapValue().Kind() == protoreflect.StringKind {
-					err = checkString(name+"["+k.String()+"]", mv.String(), secret)
+					err = checkString(entry, mv.String(), secret)
 				}
 				return err == nil
 			})
@@ -127,6 +131,11 @@ func checkSpec(s *pb.ClusterSpec, withTemplate bool) error {
 		if err := required(f.name, f.value); err != nil {
 			return err
 		}
+	}
+	// The stack_id names the release and every object of the cluster; one
+	// Kubernetes would refuse (or one with "/") must not get that far.
+	if id := c.GetStackId(); id != "" && !helmvalues.IsReleaseName(id) {
+		return &requestError{Field: "spec.cluster.stack_id", Value: id, Expected: "the release name made at create time: lowercase letters, digits and '-', at most 43 characters"}
 	}
 	for _, ts := range []struct{ name, value string }{{"spec.cluster.created_at", c.GetCreatedAt()}, {"spec.cluster.updated_at", c.GetUpdatedAt()}} {
 		if _, err := parseTime(ts.value); err != nil {
