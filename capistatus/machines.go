@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // isControlPlaneMachine: CAPI labels control plane machines itself; the
@@ -28,7 +29,8 @@ func controlPlaneMachines(snap Snapshot) []clusterv1.Machine {
 // workerMachines are a node group's machines: labelled with the chart's node
 // group name, or owned (by CAPI's label) by its MachineDeployment. The second
 // catches machines whose MachineDeployment was renamed by the chart's 63
-// character cut.
+// character cut. CAPI writes a name longer than a label value allows as its
+// hash, so the label is compared with the name as CAPI formats it.
 func workerMachines(snap Snapshot, chartName, mdName string) []clusterv1.Machine {
 	var out []clusterv1.Machine
 	for i := range snap.Machines {
@@ -36,7 +38,7 @@ func workerMachines(snap Snapshot, chartName, mdName string) []clusterv1.Machine
 		if isControlPlaneMachine(m) {
 			continue
 		}
-		if (chartName != "" && m.Labels[labelChartNodeGroup] == chartName) || (mdName != "" && m.Labels[labelCAPIDeployment] == mdName) {
+		if (chartName != "" && m.Labels[labelChartNodeGroup] == chartName) || (mdName != "" && m.Labels[labelCAPIDeployment] == format.MustFormatValue(mdName)) {
 			out = append(out, *m)
 		}
 	}
