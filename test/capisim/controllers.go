@@ -3,6 +3,7 @@ package capisim
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,6 +20,7 @@ import (
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // indexClusterName indexes objects by spec.clusterName, to find the
@@ -172,8 +174,24 @@ func (s *Simulator) clusterToDeployments(ctx context.Context, o client.Object) [
 	return out
 }
 
-func (s *Simulator) machineToDeployment(_ context.Context, o client.Object) []ctrl.Request {
-	return requestFor(o.GetNamespace(), o.GetLabels()[clusterv1.MachineDeploymentNameLabel])
+// machineToDeployment maps a Machine to its MachineDeployment by CAPI's
+// label, whose value is the name, or a hash of a name too long for a label
+// (then the deployments of the namespace are searched).
+func (s *Simulator) machineToDeployment(ctx context.Context, o client.Object) []ctrl.Request {
+	value := o.GetLabels()[clusterv1.MachineDeploymentNameLabel]
+	if !strings.HasPrefix(value, "hash_") {
+		return requestFor(o.GetNamespace(), value)
+	}
+	list := &clusterv1.MachineDeploymentList{}
+	if err := s.client.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+		return nil
+	}
+	for i := range list.Items {
+		if format.MustEqualValue(list.Items[i].Name, value) {
+			return requestFor(o.GetNamespace(), list.Items[i].Name)
+		}
+	}
+	return nil
 }
 
 // listRequests lists objects of a kind in a namespace with some labels and
@@ -222,7 +240,7 @@ func (s *Simulator) clusterToMachines(ctx context.Context, o client.Object) []ct
 // given label.
 func (s *Simulator) labelledMachines(label string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []ctrl.Request {
-		return s.listRequests(ctx, &clusterv1.MachineList{}, o.GetNamespace(), client.MatchingLabels{label: o.GetName()})
+		return s.listRequests(ctx, &clusterv1.MachineList{}, o.GetNamespace(), client.MatchingLabels{label: format.MustFormatValue(o.GetName())})
 	}
 }
 

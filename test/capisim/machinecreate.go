@@ -36,7 +36,13 @@ type machinePlan struct {
 
 // generateName appends CAPI's random five-character suffix.
 func generateName(prefix string) string {
-	return fmt.Sprintf("%s-%s", prefix, utilrand.String(5))
+	// As apiserver's SimpleNameGenerator, which CAPI uses: the base is cut
+	// so the name stays a valid label value (63 characters).
+	base := prefix + "-"
+	if len(base) > 58 {
+		base = base[:58]
+	}
+	return base + utilrand.String(5)
 }
 
 // createMachine creates, as KCP and the MachineSet controller do, the

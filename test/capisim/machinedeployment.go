@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // machineDeploymentReconciler plays CAPI's MachineDeployment controller
@@ -131,8 +132,8 @@ func defaultMachineDeployment(md *clusterv1.MachineDeployment) bool {
 		}
 	}
 	if len(md.Spec.Selector.MatchLabels) == 0 && len(md.Spec.Selector.MatchExpressions) == 0 {
-		md.Spec.Selector.MatchLabels[clusterv1.MachineDeploymentNameLabel] = md.Name
-		md.Spec.Template.Labels[clusterv1.MachineDeploymentNameLabel] = md.Name
+		md.Spec.Selector.MatchLabels[clusterv1.MachineDeploymentNameLabel] = format.MustFormatValue(md.Name)
+		md.Spec.Template.Labels[clusterv1.MachineDeploymentNameLabel] = format.MustFormatValue(md.Name)
 	}
 	md.Spec.Selector.MatchLabels[clusterv1.ClusterNameLabel] = md.Spec.ClusterName
 	md.Spec.Template.Labels[clusterv1.ClusterNameLabel] = md.Spec.ClusterName
@@ -201,7 +202,7 @@ func (r *machineDeploymentReconciler) load(ctx context.Context, s *machineDeploy
 	}
 	machines := &clusterv1.MachineList{}
 	if err := r.client.List(ctx, machines, client.InNamespace(md.Namespace), client.MatchingLabels{
-		clusterv1.ClusterNameLabel: md.Spec.ClusterName, clusterv1.MachineDeploymentNameLabel: md.Name,
+		clusterv1.ClusterNameLabel: md.Spec.ClusterName, clusterv1.MachineDeploymentNameLabel: format.MustFormatValue(md.Name),
 	}); err != nil {
 		return err
 	}
@@ -354,7 +355,7 @@ func (r *machineDeploymentReconciler) createMachineSet(ctx context.Context, s *m
 		labels[k] = v
 	}
 	labels[clusterv1.ClusterNameLabel] = md.Spec.ClusterName
-	labels[clusterv1.MachineDeploymentNameLabel] = md.Name
+	labels[clusterv1.MachineDeploymentNameLabel] = format.MustFormatValue(md.Name)
 	labels[clusterv1.MachineDeploymentUniqueLabel] = hash
 	selector := md.Spec.Selector.DeepCopy()
 	if selector.MatchLabels == nil {

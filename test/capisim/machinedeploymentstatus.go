@@ -9,6 +9,7 @@ import (
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	v1beta1conditions "sigs.k8s.io/cluster-api/util/conditions/deprecated/v1beta1"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // updateStatus derives the MachineDeployment's status from its MachineSets
@@ -70,7 +71,7 @@ func (r *machineDeploymentReconciler) updateStatus(s *machineDeploymentScope) {
 	outdated := map[string][]string{}
 	msByName := map[string]*clusterv1.MachineSet{}
 	for _, ms := range s.machineSets {
-		msByName[ms.Name] = ms
+		msByName[format.MustFormatValue(ms.Name)] = ms
 	}
 	for _, m := range s.machines {
 		if ms := msByName[m.Labels[clusterv1.MachineSetNameLabel]]; ms != nil {

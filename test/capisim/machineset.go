@@ -15,6 +15,7 @@ import (
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	v1beta1conditions "sigs.k8s.io/cluster-api/util/conditions/deprecated/v1beta1"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // machineSetReconciler plays CAPI's MachineSet controller.
@@ -125,9 +126,9 @@ func (r *machineSetReconciler) createWorker(ctx context.Context, cluster *cluste
 	for k, v := range t.Labels {
 		labels[k] = v
 	}
-	labels[clusterv1.MachineSetNameLabel] = ms.Name
+	labels[clusterv1.MachineSetNameLabel] = format.MustFormatValue(ms.Name)
 	if md, _ := ownerName(ms, "MachineDeployment"); md != "" {
-		labels[clusterv1.MachineDeploymentNameLabel] = md
+		labels[clusterv1.MachineDeploymentNameLabel] = format.MustFormatValue(md)
 	}
 	annotations := map[string]string{}
 	for k, v := range t.Annotations {
