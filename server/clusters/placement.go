@@ -21,10 +21,12 @@ const PlacementLabel = "capi_management_cluster"
 //
 // "Exists" is asked of the watch caches first (its release or CAPI
 // Cluster), then, when no cache has either, of the API servers: the
-// cluster's CA Secret is written before its release is installed and
-// deleted only by the cleanup after Cluster API has deleted everything, so
-// it marks the cluster's home both before the caches see a new release and
-// while a deletion finishes. An API server that cannot be asked is an
+// driver's Secrets, labelled with the cluster's uuid, are written before
+// its release is installed, and the cloud credentials Secret is deleted
+// only by the cleanup after Cluster API has deleted everything, so they
+// mark the cluster's home both before the caches see a new release and
+// while a deletion finishes. (Not the CA Secrets alone: the control plane
+// adopts them, and they go with it.) An API server that cannot be asked is an
 // error: guessing could create a second cluster, or report a deletion
 // complete by looking in the wrong place.
 func (s *Service) place(ctx context.Context, spec Spec) (*ManagementCluster, error) {
@@ -60,12 +62,13 @@ func (s *Service) existing(ctx context.Context, spec Spec) (*ManagementCluster, 
 			return mc, nil
 		}
 	}
+	uuid := map[string]string{certs.ClusterUUIDLabel: clusterLabels(spec)[certs.ClusterUUIDLabel]}
 	for _, mc := range s.mgmt {
-		secret, err := mc.Kube.GetSecret(ctx, ns, spec.Cluster.StackID+"-ca")
+		found, err := mc.Kube.HasSecrets(ctx, ns, uuid)
 		if err != nil {
 			return nil, fmt.Errorf("finding the management cluster of %s: %w", spec.Cluster.StackID, err)
 		}
-		if secret != nil && secret.Labels[certs.ClusterUUIDLabel] == clusterLabels(spec)[certs.ClusterUUIDLabel] {
+		if found {
 			return mc, nil
 		}
 	}

@@ -62,6 +62,15 @@ func (c *Cluster) GetSecret(ctx context.Context, ns, name string) (*corev1.Secre
 	return &s, nil
 }
 
+// HasSecrets says whether ns holds a Secret with every label of match.
+func (c *Cluster) HasSecrets(ctx context.Context, ns string, match map[string]string) (bool, error) {
+	var list corev1.SecretList
+	if err := c.Client.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: labels.SelectorFromSet(match)}, client.Limit(1)); err != nil {
+		return false, fmt.Errorf("listing secrets in %s: %w", ns, err)
+	}
+	return len(list.Items) > 0, nil
+}
+
 // DeleteSecrets deletes the Secrets in ns matching the label set and returns
 // how many it deleted. Already-gone Secrets are not an error.
 func (c *Cluster) DeleteSecrets(ctx context.Context, ns string, match map[string]string) (int, error) {
