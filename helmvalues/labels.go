@@ -63,6 +63,15 @@ var labelSpecs = []labelSpec{
 		Valid: []string{"0.27.0", "0.27.1-rc.1"}, Invalid: []string{"v0.27.0", "latest"},
 	},
 	{
+		Name: "capi_management_cluster", Group: groupCluster, Type: chartNameType, Scope: scopeTemplate,
+		DefaultDoc: "driver config `defaultManagementCluster`, else the first of `managementClusters`",
+		Keys:       []string{"(where the release is installed)"},
+		Doc: "Name of the management cluster (an entry of the driver's `managementClusters`) a new cluster is " +
+			"created on. Read when the cluster is created: a cluster stays on its management cluster whatever its " +
+			"template says later. A name that is not configured is refused.",
+		Valid: []string{"default", "region-two"}, Invalid: []string{"{a: b}"},
+	},
+	{
 		Name: "master_lb_floating_ip_enabled", Group: groupCluster, Type: boolType, Default: "true",
 		Keys: []string{"apiServer.associateFloatingIP"},
 		Doc: "Give the API server load balancer a floating IP. The template's `floating_ip_enabled` field is " +
