@@ -17,6 +17,7 @@ import (
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1beta1 "sigs.k8s.io/cluster-api/api/core/v1beta1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // The documentation ranges the simulator takes floating IPs from.
@@ -245,7 +246,7 @@ func readyErr(ctx context.Context, r release) error {
 		if ms.Deprecated == nil || ms.Deprecated.V1Beta1 == nil || v1beta1True(ms.Deprecated.V1Beta1.Conditions, "Ready", "Available") != nil {
 			return fmt.Errorf("MD %s deprecated v1beta1 status %+v", md.Name, ms.Deprecated)
 		}
-		if err := machinesReadyErr(ctx, r, ns, client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: md.Name}, int(want), ng.Version,
+		if err := machinesReadyErr(ctx, r, ns, client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: format.MustFormatValue(md.Name)}, int(want), ng.Version,
 			map[string]string{"capi.stackhpc.com/cluster": r.Name, "capi.stackhpc.com/component": "worker", "capi.stackhpc.com/node-group": ng.Name}); err != nil {
 			return err
 		}

@@ -139,3 +139,19 @@ func releaseGoneErr(ctx context.Context, r release) error {
 	}
 	return nil
 }
+
+// TestLongNames: the longest release name Magnum's naming makes (a name
+// cut to 30, '-', 12 characters) with a long node group name: MachineSet
+// and Machine names exceed what a label value holds, and the simulator
+// must name and label them as CAPI does, or no worker is ever created.
+func TestLongNames(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ns := newNamespace(t)
+	r := newRelease("a-cluster-name-cut-to-thirty-c-abcdefghijkl", ns)
+	r.NodeGroups[0].Name = "default-worker-group"
+	r.install(t)
+	eventually(t, converge, "the release to be ready", func() error { return readyErr(ctx, r) })
+	r.uninstall(t)
+	eventually(t, converge, "the release to be gone", func() error { return releaseGoneErr(ctx, r) })
+}

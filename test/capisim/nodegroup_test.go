@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // TestNodeGroupRemoved deletes one MachineDeployment, as helm upgrade does
@@ -35,7 +36,7 @@ func TestNodeGroupRemoved(t *testing.T) {
 			return err
 		}
 		sets := &clusterv1.MachineSetList{}
-		if err := env.Client.List(ctx, sets, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: md}); err != nil {
+		if err := env.Client.List(ctx, sets, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: format.MustFormatValue(md)}); err != nil {
 			return err
 		}
 		if len(sets.Items) > 0 {

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/labels/format"
 )
 
 // TestResizeRemovesAnnotatedMachine scales a node group down after
@@ -80,7 +81,7 @@ func TestResizeRemovesAnnotatedMachine(t *testing.T) {
 func workerNames(ctx context.Context, t *testing.T, ns, md string) []string {
 	t.Helper()
 	list := &clusterv1.MachineList{}
-	if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: md}); err != nil {
+	if err := env.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1.MachineDeploymentNameLabel: format.MustFormatValue(md)}); err != nil {
 		t.Fatal(err)
 	}
 	ms := make([]*clusterv1.Machine, 0, len(list.Items))
