@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -34,6 +35,8 @@ func BenchmarkCreate(b *testing.B) {
 	var made []*cluster
 	var applied []*unstructured.Unstructured
 	var manifest, manifestOf string
+	// perKind is where the baseline's time goes, summed over its rounds.
+	perKind := map[string]time.Duration{}
 	for i := range rounds {
 		runRPC := func() {
 			c := newCluster(b, w, fmt.Sprintf("create-%d", i), 2)
@@ -66,9 +69,11 @@ func BenchmarkCreate(b *testing.B) {
 			defer cancel()
 			start := time.Now()
 			for _, o := range objs {
+				t0 := time.Now()
 				if err := w.kube.Patch(ctx, o, client.Apply, client.FieldOwner("bench-baseline"), client.ForceOwnership); err != nil {
 					b.Fatalf("server-side apply of %s %s: %v", o.GetKind(), o.GetName(), err)
 				}
+				perKind[o.GetKind()] += time.Since(t0)
 			}
 			baseline = append(baseline, time.Since(start))
 			applied = append(applied, objs...)
@@ -85,6 +90,13 @@ func BenchmarkCreate(b *testing.B) {
 	rpcMed, baseMed := median(rpc), median(baseline)
 	b.Logf("create RPC → deployed: %s (median %s)", durations(rpc), rpcMed)
 	b.Logf("baseline SSA of the release's %d objects: %s (median %s)", objects, durations(baseline), baseMed)
+	kinds := slices.Collect(maps.Keys(perKind))
+	slices.SortFunc(kinds, func(a, c string) int { return int(perKind[c] - perKind[a]) })
+	var where []string
+	for _, k := range kinds {
+		where = append(where, fmt.Sprintf("%s %s", k, (perKind[k]/time.Duration(len(baseline))).Round(time.Millisecond)))
+	}
+	b.Logf("baseline time by kind, per round: %s", strings.Join(where, ", "))
 	b.ReportMetric(float64(rpcMed.Milliseconds()), "rpc-median-ms")
 	b.ReportMetric(float64(baseMed.Milliseconds()), "ssa-median-ms")
 	b.ReportMetric(float64(rpcMed)/float64(baseMed), "rpc/ssa")

@@ -50,7 +50,7 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	var wg sync.WaitGroup
 	for i, c := range clusters {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
 			<-start
 			t0 := time.Now()

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -115,7 +117,12 @@ func startWorld() (_ *world, err error) {
 		done <- server.Run(sidecarCtx, sc, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
 			server.WithKubeTransport(w.counter.wrap))
 	}()
-	stops = append(stops, func() { stopSidecar(); <-done; logs.Close() })
+	stops = append(stops, func() {
+		stopSidecar()
+		<-done
+		logs.Close()
+		keepLog(logs.Name())
+	})
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return nil, err
@@ -135,19 +142,24 @@ func sidecarConfig(stack *harness.Harness, socket string) string {
 	return strings.Replace(stack.SidecarConfig(socket), "level: debug", "level: info", 1)
 }
 
-// postedName is the metadata.name of the object a POST creates.
+// postedName is the metadata.name of the object a POST creates. The body is
+// read and put back for the transport.
 func postedName(req *http.Request) string {
-	body, err := req.GetBody()
+	if req.Body == nil || req.Body == http.NoBody {
+		return ""
+	}
+	raw, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	req.Body = io.NopCloser(bytes.NewReader(raw))
 	if err != nil {
 		return ""
 	}
-	defer body.Close()
 	var obj struct {
 		Metadata struct {
 			Name string `json:"name"`
 		} `json:"metadata"`
 	}
-	if json.NewDecoder(body).Decode(&obj) != nil {
+	if json.Unmarshal(raw, &obj) != nil {
 		return ""
 	}
 	return obj.Metadata.Name
@@ -193,7 +205,7 @@ type request struct {
 func (l *requestLog) wrap(next http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
 		r := request{method: req.Method, path: req.URL.Path, at: time.Now()}
-		if req.Method == http.MethodPost && req.GetBody != nil {
+		if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/leases") {
 			r.name = postedName(req)
 		}
 		resp, err := next.RoundTrip(req)
@@ -222,3 +234,20 @@ func (l *requestLog) requests() []request {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// keepLog copies the sidecar's log to $MAGNUM_CAPI_BENCH_LOGS (if set)
+// before the stack's directory is removed, to see where a slow run's time
+// went.
+func keepLog(path string) {
+	dir := os.Getenv("MAGNUM_CAPI_BENCH_LOGS")
+	if dir == "" {
+		return
+	}
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("sidecar-%d.log", time.Now().Unix())), raw, 0o600)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: keeping the sidecar log:", err)
+	}
+}
