@@ -60,7 +60,9 @@ func run(m *testing.M) (int, error) {
 	}
 	sidecarCtx, stopSidecar := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- server.Run(sidecarCtx, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))) }()
+	go func() {
+		done <- server.Run(sidecarCtx, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	}()
 	defer func() {
 		stopSidecar()
 		<-done

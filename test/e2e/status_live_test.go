@@ -199,7 +199,9 @@ type buildError struct {
 	out string
 }
 
-func (e *buildError) Error() string { return "go build ./cmd/magnum-capi: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "go build ./cmd/magnum-capi: " + e.err.Error() + "\n" + e.out
+}
 
 func asJSON(v any) string {
 	b, _ := json.MarshalIndent(v, "", "  ")
