@@ -50,6 +50,19 @@ verify: deps ## Fail if generated code is stale, buf lint fails, or a pure packa
 go-test: ## Go tests (unit, test bed, end-to-end).
 	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(GO_TEST_FLAGS) ./...
 
+# Benchmarks run only here, never in go-test: the stack benchmarks of
+# test/bench need MAGNUM_CAPI_BENCH=1 (go test ./... only compiles them).
+BENCH_FLAGS ?= -count=1 -run '^$$' -benchmem
+# Each go test of test/bench starts its own stack: the status benchmark stops
+# the simulator and leaves 2,000 clusters' objects behind.
+BENCH_STACK = KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BENCH=1 MAGNUM_CAPI_BIN=$(BIN)/magnum-capi \
+	$(GO) test $(BENCH_FLAGS) -timeout 60m -benchtime 1x -v
+.PHONY: bench
+bench: deps tools build ## Benchmarks: values rendering, cache reads, status at 100/1,000/2,000 clusters, create vs SSA, 200 creates at once (docs/benchmarks.md).
+	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(BENCH_FLAGS) -bench . ./helmvalues/ ./server/kube/
+	$(BENCH_STACK) -bench BenchmarkCreate ./test/bench/
+	$(BENCH_STACK) -bench BenchmarkStatus ./test/bench/
+
 # The Python tests and the demo start the test stack and the sidecar from these.
 PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testbed KUBEBUILDER_ASSETS="$(ASSETS)"
 

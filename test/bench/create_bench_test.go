@@ -97,6 +97,7 @@ func BenchmarkCreate(b *testing.B) {
 		where = append(where, fmt.Sprintf("%s %s", k, (perKind[k]/time.Duration(len(baseline))).Round(time.Millisecond)))
 	}
 	b.Logf("baseline time by kind, per round: %s", strings.Join(where, ", "))
+	progress("create: RPC median %s, SSA baseline median %s", rpcMed, baseMed)
 	b.ReportMetric(float64(rpcMed.Milliseconds()), "rpc-median-ms")
 	b.ReportMetric(float64(baseMed.Milliseconds()), "ssa-median-ms")
 	b.ReportMetric(float64(rpcMed)/float64(baseMed), "rpc/ssa")

@@ -88,9 +88,11 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	for _, name := range waits {
 		b.Errorf("the create holding Lease %s waited for it", name)
 	}
-	b.Logf("%d creates at once: %d failed, %d releases not deployed, %d of %d Leases waited for; wall %s; per create p50 %s p99 %s max %s",
+	summary := fmt.Sprintf("%d creates at once: %d failed, %d releases not deployed, %d of %d Leases waited for; wall %s; per create p50 %s p99 %s max %s",
 		n, failed, notDeployed, len(waits), leases, wall.Round(time.Millisecond), percentile(took, 50).Round(time.Millisecond),
 		percentile(took, 99).Round(time.Millisecond), percentile(took, 100).Round(time.Millisecond))
+	b.Log(summary)
+	progress(summary)
 	b.ReportMetric(float64(n-failed), "succeeded")
 	b.ReportMetric(float64(len(waits)), "lease-waits")
 	b.ReportMetric(wall.Seconds(), "wall-s")

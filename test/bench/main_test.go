@@ -251,3 +251,9 @@ func keepLog(path string) {
 		fmt.Fprintln(os.Stderr, "bench: keeping the sidecar log:", err)
 	}
 }
+
+// progress writes a line to stderr at once (benchmark logs appear only when
+// a benchmark ends), so a long run shows where it is.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench %s: "+format+"\n", append([]any{time.Now().UTC().Format(time.TimeOnly)}, args...)...)
+}
