@@ -166,7 +166,9 @@ type loader struct {
 const loadWorkers = 16
 
 // growTo makes clones until there are n, creating their namespaces first.
-func (l *loader) growTo(ctx context.Context, w *world, n int) error {
+// With a budget (> 0) it stops feeding new clones once the budget of time
+// has been spent, leaving fewer than n (on a machine too busy to load them).
+func (l *loader) growTo(ctx context.Context, w *world, n int, budget time.Duration) error {
 	have := len(l.clones)
 	if n <= have {
 		return nil
@@ -195,8 +197,16 @@ func (l *loader) growTo(ctx context.Context, w *world, n int) error {
 		})
 	}
 	var err error
+	fed := n
 feed:
 	for i := have; i < n; i++ {
+		if budget > 0 && time.Since(start) > budget {
+			fed = i
+			break
+		}
+		if (i-have)%100 == 0 && i > have {
+			progress("loaded %d of %d clusters in %s", i, n, time.Since(start).Round(time.Second))
+		}
 		select {
 		case jobs <- i:
 		case err = <-errs:
@@ -214,7 +224,7 @@ feed:
 	if err != nil {
 		return err
 	}
-	l.clones = append(l.clones, made...)
+	l.clones = append(l.clones, made[:fed-have]...)
 	l.took = append(l.took, time.Since(start))
 	return nil
 }
