@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // What the reliability tests compare: everything the driver could have
@@ -33,7 +35,7 @@ func driverFootprint(t *testing.T) footprint {
 	fp := footprint{}
 	envs := map[string]client.Client{"default": stack.Env.Client}
 	if stack.SecondEnv != nil {
-		envs["second"] = stack.SecondEnv.Client
+		envs[harness.SecondManagementClusterName] = stack.SecondEnv.Client
 	}
 	for mc, kc := range envs {
 		var nss corev1.NamespaceList

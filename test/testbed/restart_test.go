@@ -10,22 +10,37 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// TestRestartAPIServer: with kube-apiserver stopped requests fail; started
+// TestRestartAPIServer: with kube-apiserver stopped (gracefully, or
+// killed) requests fail; started
 // again it serves on the same address with the same certificates (the
 // admin client and a user made before the stop still work) and what was
 // stored in etcd before.
 func TestRestartAPIServer(t *testing.T) {
+	for _, crash := range []bool{false, true} {
+		name := "graceful"
+		if crash {
+			name = "killed"
+		}
+		t.Run(name, func(t *testing.T) { restartAPIServer(t, crash) })
+	}
+}
+
+func restartAPIServer(t *testing.T, crash bool) {
 	ctx := context.Background()
 	ns := newNamespace(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "survivor"}, Data: map[string]string{"k": "v"}}
 	if err := env.Client.Create(ctx, cm); err != nil {
 		t.Fatal(err)
 	}
-	_, userCfg, err := env.AddUser("restart-admin", "system:masters")
+	_, userCfg, err := env.AddUser("restart-admin-"+t.Name()[len("TestRestartAPIServer/"):], "system:masters")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := env.StopAPIServer(); err != nil {
+	stop := env.StopAPIServer
+	if crash {
+		stop = env.KillAPIServer
+	}
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	down, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -1,0 +1,187 @@
+package e2e
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/harness"
+)
+
+// apiServerDown is how long the management cluster's API server stays
+// stopped: long enough for the in-flight create's writes to fail and for
+// every watch (the sidecar's cache, the simulator) to notice.
+const apiServerDown = 5 * time.Second
+
+// TestReliabilityAPIServerRestart kills the management cluster's
+// kube-apiserver (SIGKILL: a graceful stop waits up to a minute for
+// in-flight requests, so connections would not break mid-write) while a CreateCluster is in flight (right after the
+// operation took the cluster's Lease, so the application credential is
+// being made in Keystone and nothing else is written yet), and starts it
+// again on the same etcd, port and certificates. The call either fails or
+// carries on once the API server is back; the create is retried as the
+// shim would until it succeeds. The cluster then reaches CREATE_COMPLETE
+// through the same sidecar (its watch cache and clients reconnected) with
+// one stack_id, a release history without pending revisions ending in the
+// one deployed revision, one application credential, the four CA Secrets
+// and cloud-credentials, one namespace and no Lease left. After delete,
+// nothing of it remains.
+func TestReliabilityAPIServerRestart(t *testing.T) {
+	kc := stack.Env.Client
+	ns := projectNamespace()
+	c := newCluster(t, "apirestart", "v1.33.2", 1)
+	leasesBefore := leaseNames(t, kc, ns)
+
+	first := make(chan createResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		first <- createResult{resp.GetStackId(), err}
+	}()
+	lease := waitNewLease(t, kc, ns, leasesBefore, first)
+	t.Logf("create holds Lease %s; killing kube-apiserver for %s", lease, apiServerDown)
+	if err := stack.Env.KillAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			if err := stack.Env.StartAPIServer(); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	time.Sleep(apiServerDown)
+	if err := stack.Env.StartAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	stopped = false
+
+	res := <-first
+	stackID := strings.TrimPrefix(lease, kube.LeasePrefix)
+	t.Logf("the interrupted create answered: stack_id %q, err %v", res.stackID, res.err)
+	attempts := 1
+	for res.err != nil {
+		if attempts == 10 {
+			t.Fatalf("create still failing after %d attempts: %v", attempts, res.err)
+		}
+		time.Sleep(time.Second)
+		attempts++
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		cancel()
+		res = createResult{resp.GetStackId(), err}
+		t.Logf("create attempt %d: stack_id %q, err %v", attempts, res.stackID, res.err)
+	}
+	if res.stackID != stackID {
+		t.Fatalf("the create answered stack_id %q, but the Lease was %s", res.stackID, lease)
+	}
+	c.spec.Cluster.StackId = stackID
+	c.waitOn(t, driver, "CREATE_COMPLETE", 3*time.Minute)
+
+	revs := history(t, stack.Env.Config, ns, stackID)
+	t.Logf("release history after %d create attempt(s): %s", attempts, statuses(revs))
+	if len(revs) == 0 || revs[len(revs)-1].Info.Status.String() != "deployed" {
+		t.Errorf("release history %s: want the last revision deployed", statuses(revs))
+	}
+	for _, r := range revs[:max(len(revs)-1, 0)] {
+		if st := r.Info.Status.String(); st != "failed" && st != "superseded" {
+			t.Errorf("release history %s: revision %d is %s, want every earlier one failed or superseded", statuses(revs), r.Version, st)
+		}
+	}
+	if len(revs) > attempts {
+		t.Errorf("release history %s: more revisions than create attempts (%d)", statuses(revs), attempts)
+	}
+	if creds := credentialsOf(t, stack.Info.User.ID, c.spec.Cluster.Uuid); len(creds) != 1 {
+		t.Errorf("%d application credentials for the cluster, want 1", len(creds))
+	}
+	var secrets corev1.SecretList
+	if err := kc.List(context.Background(), &secrets, client.InNamespace(ns), client.MatchingLabels{"magnum.openstack.org/cluster-uuid": c.spec.Cluster.Uuid}); err != nil {
+		t.Fatal(err)
+	}
+	// The driver's own Secrets; the chart's (addon configuration) and
+	// Helm's release records carry the cluster's labels too.
+	var names []string
+	for _, s := range secrets.Items {
+		if s.Labels["app.kubernetes.io/managed-by"] == "Helm" || s.Labels["owner"] == "helm" {
+			continue
+		}
+		names = append(names, strings.TrimPrefix(s.Name, stackID))
+	}
+	sort.Strings(names)
+	if got, want := strings.Join(names, " "), "-ca -cloud-credentials -etcd -proxy -sa"; got != want {
+		t.Errorf("the cluster's Secrets: %s, want %s", got, want)
+	}
+	fp := driverFootprint(t)
+	for _, k := range fp.of(stackID, c.spec.Cluster.Uuid) {
+		if strings.HasPrefix(k, harness.SecondManagementClusterName+" ") {
+			t.Errorf("an object of the cluster in the second management cluster: %s", k)
+		}
+		if strings.Contains(k, " Lease ") {
+			t.Errorf("a Lease outlived the create: %s", k)
+		}
+	}
+	var namespaces []string
+	for k := range fp {
+		if strings.Contains(k, " Namespace "+ns) {
+			namespaces = append(namespaces, k)
+		}
+	}
+	if len(namespaces) != 1 {
+		t.Errorf("the project's namespace %s: %v, want it once, in the default management cluster", ns, namespaces)
+	}
+
+	c.remove(t, driver)
+	if left := driverFootprint(t).of(stackID, c.spec.Cluster.Uuid); len(left) > 0 {
+		t.Errorf("left after DELETE_COMPLETE:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+type createResult struct {
+	stackID string
+	err     error
+}
+
+func leaseNames(t *testing.T, kc client.Client, ns string) map[string]bool {
+	t.Helper()
+	var leases coordinationv1.LeaseList
+	if err := kc.List(context.Background(), &leases, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, l := range leases.Items {
+		out[l.Name] = true
+	}
+	return out
+}
+
+// waitNewLease polls for a cluster Lease that was not there before: the
+// create has started its writes. It fails if the create answers first.
+func waitNewLease(t *testing.T, kc client.Client, ns string, before map[string]bool, done <-chan createResult) string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case r := <-done:
+			t.Fatalf("the create answered (%q, %v) before its Lease was seen", r.stackID, r.err)
+		default:
+		}
+		for name := range leaseNames(t, kc, ns) {
+			if !before[name] && strings.HasPrefix(name, kube.LeasePrefix+"apirestart-") {
+				return name
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no Lease of the create within a minute")
+	return ""
+}

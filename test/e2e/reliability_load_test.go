@@ -1,0 +1,193 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+)
+
+// Load through the gRPC API, as Magnum's conductor and periodic job drive
+// it. test/capisim's many_test.go loads the simulator alone; this goes
+// through the whole sidecar: Keystone, Helm, the watch cache, Leases.
+const (
+	// loadClustersEnv sets how many clusters go through the cycle: small in
+	// `make test`, 200 in `make soak`.
+	loadClustersEnv     = "MAGNUM_CAPI_LOAD_CLUSTERS"
+	defaultLoadClusters = 10
+	// loadParallelEnv sets how many clusters are in flight at once (Magnum
+	// runs many conductor workers).
+	loadParallelEnv     = "MAGNUM_CAPI_LOAD_PARALLEL"
+	defaultLoadParallel = 5
+)
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// TestReliabilityLoad takes N clusters through create -> CREATE_COMPLETE
+// -> delete -> DELETE_COMPLETE, P at a time: no call may fail, every
+// cluster must reach each state, and afterwards nothing of any of them is
+// left (Secrets, release records, Leases, CAPI Clusters, application
+// credentials). Times are logged, never asserted.
+func TestReliabilityLoad(t *testing.T) {
+	n := envInt(t, loadClustersEnv, defaultLoadClusters)
+	parallel := envInt(t, loadParallelEnv, defaultLoadParallel)
+	before := driverFootprint(t)
+
+	clusters := make([]*cluster, n)
+	for i := range clusters {
+		clusters[i] = newCluster(t, fmt.Sprintf("load-%03d", i), "v1.33.2", 1)
+	}
+	start := time.Now()
+	type result struct {
+		stackID       string
+		created, gone time.Duration
+		err           error
+	}
+	results := make([]result, n)
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				r := &results[i]
+				r.stackID, r.created, r.gone, r.err = cycle(clusters[i])
+			}
+		}()
+	}
+	for i := range clusters {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	var failed []string
+	var toComplete, toGone []time.Duration
+	for i, r := range results {
+		if r.err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %v", clusters[i].spec.Cluster.Name, r.err))
+			continue
+		}
+		toComplete, toGone = append(toComplete, r.created), append(toGone, r.gone)
+	}
+	t.Logf("%d clusters, %d at a time: %s in all; create->CREATE_COMPLETE %s, delete->DELETE_COMPLETE %s; %d failed",
+		n, parallel, elapsed.Round(time.Second), spread(toComplete), spread(toGone), len(failed))
+	for _, f := range failed {
+		t.Error(f)
+	}
+
+	after := driverFootprint(t)
+	var leaked []string
+	for _, change := range before.changes(after) {
+		// The project's namespace is shared by all its clusters and kept
+		// when the last one goes (as the StackHPC driver does).
+		if strings.HasPrefix(change, "added ") && strings.Contains(change, " Namespace ") {
+			continue
+		}
+		leaked = append(leaked, change)
+	}
+	for i, r := range results {
+		leaked = append(leaked, after.of(orUnset(r.stackID), clusters[i].spec.Cluster.Uuid)...)
+	}
+	if len(leaked) > 0 {
+		sort.Strings(leaked)
+		t.Errorf("left behind after %d clusters came and went:\n%s", n, strings.Join(leaked, "\n"))
+	}
+}
+
+// orUnset keeps an empty stack_id (a create that failed early) from
+// matching every name.
+func orUnset(id string) string {
+	if id == "" {
+		return "\x00unset"
+	}
+	return id
+}
+
+// cycle drives one cluster as Magnum would: CreateCluster, status polls
+// until CREATE_COMPLETE, DeleteCluster, polls until DELETE_COMPLETE. It
+// returns errors instead of failing the test, since it runs on a worker.
+func cycle(c *cluster) (stackID string, created, gone time.Duration, err error) {
+	start := time.Now()
+	ctx, cancel := callCtx()
+	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	cancel()
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("CreateCluster: %w", err)
+	}
+	stackID = resp.GetStackId()
+	c.spec.Cluster.StackId = stackID
+	if err := c.poll("CREATE_COMPLETE", 5*time.Minute); err != nil {
+		return stackID, 0, 0, err
+	}
+	created = time.Since(start)
+
+	start = time.Now()
+	c.setStatus("DELETE_IN_PROGRESS")
+	ctx, cancel = callCtx()
+	_, err = driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
+	cancel()
+	if err != nil {
+		return stackID, created, 0, fmt.Errorf("DeleteCluster: %w", err)
+	}
+	if err := c.poll("DELETE_COMPLETE", 5*time.Minute); err != nil {
+		return stackID, created, 0, err
+	}
+	return stackID, created, time.Since(start), nil
+}
+
+// poll is waitFor without a *testing.T: every 250 ms, answers written back.
+func (c *cluster) poll(want string, timeout time.Duration) error {
+	var seen []string
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		resp, err := driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+		cancel()
+		if err != nil {
+			return fmt.Errorf("GetClusterStatus waiting for %s: %w", want, err)
+		}
+		c.apply(resp.GetStatus())
+		st := c.spec.Cluster.Status
+		if len(seen) == 0 || seen[len(seen)-1] != st {
+			seen = append(seen, st)
+		}
+		if st == want {
+			return nil
+		}
+		if strings.HasSuffix(st, "_FAILED") || (strings.HasSuffix(st, "_COMPLETE") && st != want) {
+			return fmt.Errorf("reached %s (%s) waiting for %s; transitions %v", st, c.spec.Cluster.StatusReason, want, seen)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return fmt.Errorf("still %s (%s) after %s waiting for %s", c.spec.Cluster.Status, c.spec.Cluster.StatusReason, timeout, want)
+}
+
+// spread summarises durations as "median m, max x".
+func spread(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "none"
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return fmt.Sprintf("median %s, max %s", ds[len(ds)/2].Round(100*time.Millisecond), ds[len(ds)-1].Round(100*time.Millisecond))
+}
