@@ -63,6 +63,13 @@ bench: deps tools build ## Benchmarks: values rendering, cache reads, status at 
 	$(BENCH_STACK) -bench BenchmarkCreate ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkStatus ./test/bench/
 
+# The long forms of test/e2e's reliability tests (the short ones run in
+# go-test): 200 clusters through create -> complete -> delete, 10 at a time.
+SOAK_ENV = MAGNUM_CAPI_LOAD_CLUSTERS=200 MAGNUM_CAPI_LOAD_PARALLEL=10
+.PHONY: soak
+soak: deps tools build ## Long reliability runs: 200 clusters through the gRPC API, API server restart, chart repository offline, malformed requests.
+	KUBEBUILDER_ASSETS="$(ASSETS)" $(SOAK_ENV) $(GO) test -count=1 -timeout 150m -v -run '^TestReliability' ./test/e2e/
+
 # The Python tests and the demo start the test stack and the sidecar from these.
 PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testbed KUBEBUILDER_ASSETS="$(ASSETS)"
 
