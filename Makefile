@@ -31,9 +31,10 @@ tools: ## Build (once per version) kube-apiserver, etcd, buf and the protoc plug
 	@echo "proto tools:    $(PROTO_TOOLS)"
 
 .PHONY: build
-build: ## Build bin/magnum-capi (and bin/testbed, the test stack the Python tests and the demo run).
+build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin/testbed (the test stack) and bin/stackhpc-install (a cluster installed as the StackHPC driver does).
 	$(GO) build -o $(BIN)/magnum-capi ./cmd/magnum-capi
 	$(GO) build -o $(BIN)/testbed ./test/cmd/testbed
+	$(GO) build -o $(BIN)/stackhpc-install ./test/e2e/testdata/stackhpc/cmd
 
 .PHONY: generate
 generate: ## Regenerate the Go and Python code from proto/ with buf.
@@ -71,7 +72,8 @@ soak: deps tools build ## Long reliability runs: 200 clusters through the gRPC A
 	KUBEBUILDER_ASSETS="$(ASSETS)" $(SOAK_ENV) $(GO) test -count=1 -timeout 150m -v -run '^TestReliability' ./test/e2e/
 
 # The Python tests and the demo start the test stack and the sidecar from these.
-PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testbed KUBEBUILDER_ASSETS="$(ASSETS)"
+PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testbed \
+	MAGNUM_CAPI_STACKHPC_INSTALL_BIN=$(BIN)/stackhpc-install KUBEBUILDER_ASSETS="$(ASSETS)"
 
 .PHONY: py-test
 py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
