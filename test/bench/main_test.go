@@ -196,7 +196,9 @@ type requestLog struct {
 
 type request struct {
 	method, path string
-	code         int
+	// watch: a watch the informers (re)established, not a read.
+	watch bool
+	code  int
 	// name is a created object's name (a POST's path has none).
 	name string
 	at   time.Time
@@ -204,7 +206,7 @@ type request struct {
 
 func (l *requestLog) wrap(next http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		r := request{method: req.Method, path: req.URL.Path, at: time.Now()}
+		r := request{method: req.Method, path: req.URL.Path, watch: req.URL.Query().Get("watch") == "true", at: time.Now()}
 		if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/leases") {
 			r.name = postedName(req)
 		}
