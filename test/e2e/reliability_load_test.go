@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ const (
 	// loadParallelEnv sets how many clusters are in flight at once (Magnum
 	// runs many conductor workers).
 	loadParallelEnv     = "MAGNUM_CAPI_LOAD_PARALLEL"
-	defaultLoadParallel = 5
+	defaultLoadParallel = 4
 )
 
 func envInt(t *testing.T, name string, def int) int {
@@ -63,6 +64,7 @@ func TestReliabilityLoad(t *testing.T) {
 	}
 	results := make([]result, n)
 	work := make(chan int)
+	var done atomic.Int32
 	var wg sync.WaitGroup
 	for w := 0; w < parallel; w++ {
 		wg.Add(1)
@@ -71,6 +73,10 @@ func TestReliabilityLoad(t *testing.T) {
 			for i := range work {
 				r := &results[i]
 				r.stackID, r.created, r.gone, r.err = cycle(clusters[i])
+				// Progress, for the long soak run.
+				if d := done.Add(1); d%int32(max(n/10, 1)) == 0 {
+					t.Logf("%d/%d clusters done after %s", d, n, time.Since(start).Round(time.Second))
+				}
 			}
 		}()
 	}
@@ -133,7 +139,22 @@ func cycle(c *cluster) (stackID string, created, gone time.Duration, err error) 
 	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 	cancel()
 	if err != nil {
-		return "", 0, 0, fmt.Errorf("CreateCluster: %w", err)
+		// As Magnum: the cluster is CREATE_FAILED without a stack_id and
+		// the user deletes it. Whatever the interrupted create wrote must
+		// still go; the leak check afterwards says whether it did.
+		err = fmt.Errorf("CreateCluster: %w", err)
+		c.spec.Cluster.StatusReason = err.Error()
+		c.setStatus("DELETE_IN_PROGRESS")
+		ctx, cancel := callCtx()
+		_, derr := driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
+		cancel()
+		if derr == nil {
+			derr = c.poll("DELETE_COMPLETE", 5*time.Minute)
+		}
+		if derr != nil {
+			err = fmt.Errorf("%w; then deleting it: %v", err, derr)
+		}
+		return "", 0, 0, err
 	}
 	stackID = resp.GetStackId()
 	c.spec.Cluster.StackId = stackID
