@@ -67,7 +67,7 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 		return nil, err
 	}
 	ch := &Cache{name: c.Name, synced: make(chan struct{}), failed: newFailedAddons(time.Now), seen: newSeenVersions()}
-	strip := cache.TransformStripManagedFields()
+	strip := trimForStatus(cache.TransformStripManagedFields())
 	byObject := map[client.Object]cache.ByObject{
 		helmSecretsObject(): {Label: labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm"})},
 	}
