@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"helm.sh/helm/v3/pkg/action"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+	helmdriver "helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/client-go/rest"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
@@ -109,6 +111,9 @@ func history(t *testing.T, cfg *rest.Config, ns, name string) []*helmrelease.Rel
 		t.Fatal(err)
 	}
 	revs, err := hc.Releases.History(name)
+	if errors.Is(err, helmdriver.ErrReleaseNotFound) {
+		return nil
+	}
 	if err != nil {
 		t.Fatalf("history of release %s/%s: %v", ns, name, err)
 	}
