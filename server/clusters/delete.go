@@ -6,15 +6,16 @@ import "context"
 // deletion Cluster API cascades to the control plane, machines and the
 // OpenStack resources; Status reports DELETE_COMPLETE, and cleans up the
 // driver's own Secrets and credential, once all of that is gone. A cluster
-// whose create failed before it was named has nothing to delete.
+// whose create failed before it was named may still have written under the
+// name it would have got (see namedForDelete).
 //
 // The cluster's credential stays until then (Cluster API needs it to delete
 // the servers), but credentials of the caller's that an interrupted create
 // or rotation left unstored are deleted now: nothing uses them, and after
 // DELETE_COMPLETE nobody would know to look.
 func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
-	if spec.Cluster.StackID == "" {
-		return nil
+	if err := namedForDelete(&spec); err != nil {
+		return err
 	}
 	mc, err := s.place(ctx, spec)
 	if err != nil {
@@ -40,4 +41,23 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 		s.log.InfoContext(ctx, "release uninstalled", "stack_id", spec.Cluster.StackID, "namespace", ns)
 		return nil
 	})
+}
+
+// namedForDelete gives a cluster without a stack_id the one its create
+// would have returned. A create whose caller gave up (the shim's deadline
+// passed, so Magnum saved no stack_id and set CREATE_FAILED) may still have
+// made the credential, the Secrets and the release under that name; the
+// name is a function of the cluster's name and uuid, so the delete, and
+// the status polls that finish it, find and remove them. Where nothing was
+// made there is nothing to find and the delete completes at once.
+func namedForDelete(spec *Spec) error {
+	if spec.Cluster.StackID != "" {
+		return nil
+	}
+	id, err := stackID(*spec)
+	if err != nil {
+		return err
+	}
+	spec.Cluster.StackID = id
+	return nil
 }

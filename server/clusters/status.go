@@ -24,7 +24,12 @@ const (
 // removes the Secrets and the application credential the driver made.
 func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
 	if spec.Cluster.StackID == "" {
-		return s.statusWithoutRelease(spec), nil
+		if !strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
+			return s.statusWithoutRelease(spec), nil
+		}
+		if err := namedForDelete(&spec); err != nil {
+			return capistatus.Result{}, err
+		}
 	}
 	mc, err := s.place(ctx, spec)
 	if err != nil {

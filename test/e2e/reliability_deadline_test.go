@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/status"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+)
+
+// TestReliabilityCreateDeadline: the caller of a CreateCluster gives up
+// (the shim's deadline passes, as it did for creates under load in the
+// 200-cluster run) while the sidecar is still writing. Magnum then holds a
+// CREATE_FAILED cluster without a stack_id, and the user deletes it. That
+// delete must remove whatever the interrupted create made under the name it
+// never returned: release, Secrets, Lease, application credential. Before
+// the fix in server/clusters (namedForDelete) such a delete did nothing and
+// DELETE_COMPLETE left a whole cluster behind.
+func TestReliabilityCreateDeadline(t *testing.T) {
+	before := driverFootprint(t)
+	c := newCluster(t, "deadline", "v1.33.2", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	cancel()
+	// Usually DeadlineExceeded; should the create finish first, its answer
+	// is dropped all the same (a reply lost on the way is the same case).
+	t.Logf("the create answered %v", status.Code(err))
+	time.Sleep(time.Second)
+	made := before.changes(driverFootprint(t))
+	t.Logf("the interrupted create left:\n%s", strings.Join(made, "\n"))
+
+	c.spec.Cluster.Status, c.spec.Cluster.StatusReason = "CREATE_FAILED", "deadline exceeded"
+	c.setStatus("DELETE_IN_PROGRESS")
+	ctx, cancel = callCtx()
+	_, err = driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
+	cancel()
+	if err != nil {
+		t.Fatalf("DeleteCluster without a stack_id: %v", err)
+	}
+	if err := c.poll("DELETE_COMPLETE", 3*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	var leaked []string
+	for _, change := range before.changes(driverFootprint(t)) {
+		// The project's namespace is shared and kept.
+		if !(strings.HasPrefix(change, "added ") && strings.Contains(change, " Namespace ")) {
+			leaked = append(leaked, change)
+		}
+	}
+	if len(leaked) > 0 {
+		t.Errorf("left after DELETE_COMPLETE:\n%s", strings.Join(leaked, "\n"))
+	}
+}
