@@ -25,6 +25,17 @@ OPTS = [
         "this below [DEFAULT] rpc_response_timeout (60 s).",
     ),
     cfg.FloatOpt(
+        "create_call_timeout",
+        default=300.0,
+        min=1.0,
+        help="Deadline in seconds for create_cluster's call. Magnum casts "
+        "cluster creation to the conductor (no RPC timeout applies), and "
+        "the sidecar installs the whole chart within the call, which takes "
+        "longer when many clusters are created at once. A create that "
+        "outlives its deadline is not lost: deleting the CREATE_FAILED "
+        "cluster removes what it made.",
+    ),
+    cfg.FloatOpt(
         "status_timeout",
         default=10.0,
         min=0.5,

@@ -80,6 +80,7 @@ class Driver(driver.Driver):
             ),
             context,
             cluster,
+            timeout=CONF.magnum_capi.create_call_timeout,
         )
         # The conductor copies stack_id to the node groups after we return.
         cluster.stack_id = resp.stack_id

@@ -162,7 +162,7 @@ class ErrorsTest(base.FunctionalTestCase):
         hole = _BlackHole()
         self.addCleanup(hole.close)
         self.config(sidecar_address=hole.address, call_timeout=1.0,
-                    status_timeout=0.5, group="magnum_capi")
+                    create_call_timeout=1.0, status_timeout=0.5, group="magnum_capi")
         client.reset()
         self.addCleanup(client.reset)
 
