@@ -135,7 +135,8 @@ func orUnset(id string) string {
 // returns errors instead of failing the test, since it runs on a worker.
 func cycle(c *cluster) (stackID string, created, gone time.Duration, err error) {
 	start := time.Now()
-	ctx, cancel := callCtx()
+	// The shim's create deadline ([magnum_capi] create_call_timeout).
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
 	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 	cancel()
 	if err != nil {
