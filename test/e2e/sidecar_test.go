@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,8 +39,12 @@ type sidecar struct {
 type sidecarOptions struct {
 	// kubeconfig replaces the test bed's admin kubeconfig.
 	kubeconfig string
-	// waitServing false returns without waiting for the caches to sync.
+	// waitServing false returns once the sidecar listens, without waiting
+	// for the caches to sync.
 	waitServing bool
+	// wrap, when set, wraps the sidecar's management-cluster transport
+	// (server.WithKubeTransport), e.g. to count its API requests.
+	wrap func(http.RoundTripper) http.RoundTripper
 }
 
 // startSidecar runs server.Run in process on its own socket until the test
@@ -69,8 +74,12 @@ func startSidecar(t *testing.T, opts sidecarOptions) *sidecar {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	var runOpts []server.RunOption
+	if opts.wrap != nil {
+		runOpts = append(runOpts, server.WithKubeTransport(opts.wrap))
+	}
 	go func() {
-		done <- server.Run(ctx, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+		done <- server.Run(ctx, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), runOpts...)
 	}()
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -93,8 +102,19 @@ func startSidecar(t *testing.T, opts sidecarOptions) *sidecar {
 		if err := waitServing(conn, done); err != nil {
 			t.Fatal(err)
 		}
+		return s
 	}
-	return s
+	// The socket exists once Run listens.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(socket); err == nil {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sidecar did not listen within a minute")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // freeAddress is a TCP address nothing listens on right now.

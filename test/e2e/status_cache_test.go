@@ -3,25 +3,18 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
-	"github.com/magnum-capi/magnum-capi/server"
-	"github.com/magnum-capi/magnum-capi/server/config"
 )
 
 // TestStatusPollsMakeNoAPIRequests: a sidecar answers status, health and
@@ -31,7 +24,7 @@ import (
 // after each write of the sidecar, and never again.
 func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	counter := &requestCounter{}
-	sc := startStatusSidecar(t, counter.wrap, true)
+	sc := startSidecar(t, sidecarOptions{wrap: counter.wrap, waitServing: true})
 	c := newCluster(t, "polls", "v1.33.2", 2)
 	ctx, cancel := callCtx()
 	created, err := sc.client.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
@@ -143,10 +136,10 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 func TestStatusAfterRestartWaitsForSync(t *testing.T) {
 	c := completeCluster(t)
 	reads := &readGate{open: make(chan struct{})}
-	sc := startStatusSidecar(t, reads.wrap, false)
+	sc := startSidecar(t, sidecarOptions{wrap: reads.wrap})
 
 	// Not serving while the caches sync.
-	hc := healthpb.NewHealthClient(sc.conn)
+	hc := sc.health
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	var health *healthpb.HealthCheckResponse
 	var err error
@@ -332,74 +325,6 @@ func deleteCluster(t *testing.T, client pb.DriverServiceClient, c *cluster) {
 		return
 	}
 	statusWaitFor(t, client, c, "DELETE_COMPLETE", 3*time.Minute)
-}
-
-// statusSidecar is a sidecar of one test, on its own socket, whose
-// management-cluster connection goes through wrap.
-type statusSidecar struct {
-	conn   *grpc.ClientConn
-	client pb.DriverServiceClient
-}
-
-func startStatusSidecar(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, waitForServing bool) *statusSidecar {
-	t.Helper()
-	dir := t.TempDir()
-	socket := filepath.Join(dir, "magnum-capi.sock")
-	file := filepath.Join(dir, "magnum-capi.yaml")
-	if err := os.WriteFile(file, []byte(stack.SidecarConfig(socket)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logFile := filepath.Join(dir, "sidecar.log")
-	logs, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- server.Run(ctx, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), server.WithKubeTransport(wrap))
-	}()
-	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		conn.Close()
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("sidecar stopped: %v", err)
-		}
-		logs.Close()
-		if t.Failed() {
-			raw, _ := os.ReadFile(logFile)
-			if len(raw) > 4096 {
-				raw = raw[len(raw)-4096:]
-			}
-			t.Logf("sidecar log (end):\n%s", raw)
-		}
-	})
-	if waitForServing {
-		if err := waitServing(conn, done); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		// The socket exists once Run listens.
-		deadline := time.Now().Add(time.Minute)
-		for {
-			if _, err := os.Stat(socket); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the sidecar did not listen within a minute")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	return &statusSidecar{conn: conn, client: pb.NewDriverServiceClient(conn)}
 }
 
 // requestCounter counts the requests a sidecar sends to the API server.
