@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger, opts ...RunOp
 	var ready atomic.Bool
 	metricsDone := make(<-chan error)
 	if cfg.MetricsAddress != "" {
-		if metricsDone, err = metrics.Serve(ctx, cfg.MetricsAddress, m.Handler(ready.Load), log); err != nil {
+		if metricsDone, err = metrics.Serve(ctx, cfg.MetricsAddress, m.Handler(ready.Load, cfg.Pprof), log); err != nil {
 			lis.Close()
 			return err
 		}

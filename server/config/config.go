@@ -16,8 +16,11 @@ type Config struct {
 	SocketGroup string `mapstructure:"socketGroup"`
 	// MetricsAddress serves Prometheus metrics on /metrics; empty disables.
 	MetricsAddress string `mapstructure:"metricsAddress"`
-	Log            Log    `mapstructure:"log"`
-	TLS            TLS    `mapstructure:"tls"`
+	// Pprof adds Go's /debug/pprof/ profiles to the metrics server, to find
+	// where memory or CPU goes at a site; off by default.
+	Pprof bool `mapstructure:"pprof"`
+	Log   Log  `mapstructure:"log"`
+	TLS   TLS  `mapstructure:"tls"`
 
 	// NamespacePrefix starts the per-project namespaces: <prefix>-<project>.
 	NamespacePrefix string `mapstructure:"namespacePrefix"`
@@ -109,6 +112,7 @@ func Defaults() map[string]any {
 	return map[string]any{
 		"listen":                     "unix:///run/magnum-capi/magnum-capi.sock",
 		"metricsAddress":             "127.0.0.1:9561",
+		"pprof":                      false,
 		"log.level":                  "info",
 		"log.format":                 "json",
 		"namespacePrefix":            "magnum",

@@ -39,6 +39,8 @@ func (c Config) Validate() error {
 		if _, _, err := net.SplitHostPort(c.MetricsAddress); err != nil {
 			bad("metricsAddress", c.MetricsAddress, "expected host:port")
 		}
+	} else if c.Pprof {
+		bad("pprof", "true", "profiles are served on metricsAddress: set it too")
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":

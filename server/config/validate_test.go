@@ -42,6 +42,7 @@ func TestValidate(t *testing.T) {
 		{"neither unix nor host:port", func(c *Config) { c.Listen = "/run/sock" }, []string{`listen="/run/sock": expected unix:///path or host:port`}},
 		{"TCP without mutual TLS", func(c *Config) { c.Listen = "0.0.0.0:9560"; c.TLS.CertFile = "/x" }, []string{`listen="0.0.0.0:9560": a TCP listener requires mutual TLS`, `tls.certFile="/x": cannot be read`}},
 		{"metrics address", func(c *Config) { c.MetricsAddress = "9561" }, []string{`metricsAddress="9561": expected host:port`}},
+		{"profiles without a metrics server", func(c *Config) { c.MetricsAddress = ""; c.Pprof = true }, []string{`pprof="true": profiles are served on metricsAddress`}},
 		{"log level and format", func(c *Config) { c.Log = Log{Level: "verbose", Format: "xml"} }, []string{`log.level="verbose": expected debug, info, warn or error`, `log.format="xml": expected json or text`}},
 		{"namespace prefix", func(c *Config) { c.NamespacePrefix = "Magnum_" }, []string{`namespacePrefix="Magnum_": expected 1-30 characters of [a-z0-9-]`}},
 		{"no management cluster", func(c *Config) { c.ManagementClusters = nil }, []string{`managementClusters="": configure at least one`}},

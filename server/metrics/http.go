@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -14,9 +15,19 @@ import (
 
 // Handler serves /metrics and /healthz. /healthz answers 200 once ready
 // reports true (the sidecar can answer Magnum), 503 before: a probe that
-// cannot speak gRPC (systemd, a load balancer) can still tell.
-func (m *Metrics) Handler(ready func() bool) http.Handler {
+// cannot speak gRPC (systemd, a load balancer) can still tell. With
+// profiles, it also serves Go's /debug/pprof/ (the config option pprof).
+func (m *Metrics) Handler(ready func() bool, profiles bool) http.Handler {
 	mux := http.NewServeMux()
+	if profiles {
+		// Registered by hand: importing net/http/pprof registers on
+		// http.DefaultServeMux, which this server does not serve.
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		if ready != nil && !ready() {

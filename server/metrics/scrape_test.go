@@ -92,7 +92,7 @@ func TestScrape(t *testing.T) {
 	m.AddCache("west", staticCache{synced: false})
 	m.AddCache("north", staticCache{synced: true, err: errors.New("boom")})
 
-	families := Scrape(t, m.Handler(nil))
+	families := Scrape(t, m.Handler(nil, false))
 	tests := []struct {
 		family string
 		want   []string
@@ -124,7 +124,7 @@ func TestScrape(t *testing.T) {
 
 func TestHealthz(t *testing.T) {
 	ready := false
-	srv := httptest.NewServer(New().Handler(func() bool { return ready }))
+	srv := httptest.NewServer(New().Handler(func() bool { return ready }, false))
 	defer srv.Close()
 	for _, tt := range []struct {
 		ready bool
@@ -142,10 +142,36 @@ func TestHealthz(t *testing.T) {
 	}
 }
 
+// TestProfiles: Go's profiles are served only when asked for (config pprof).
+func TestProfiles(t *testing.T) {
+	for _, profiles := range []bool{false, true} {
+		srv := httptest.NewServer(New().Handler(nil, profiles))
+		for _, path := range []string{"/debug/pprof/", "/debug/pprof/heap?debug=1", "/debug/pprof/goroutine?debug=1"} {
+			resp, err := http.Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := http.StatusNotFound
+			if profiles {
+				want = http.StatusOK
+			}
+			if resp.StatusCode != want {
+				t.Errorf("profiles=%v: GET %s = %d, want %d", profiles, path, resp.StatusCode, want)
+			}
+			if profiles && len(body) == 0 {
+				t.Errorf("GET %s: empty profile", path)
+			}
+		}
+		srv.Close()
+	}
+}
+
 func TestServeRefusesBusyAddress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	first, err := Serve(ctx, "127.0.0.1:0", New().Handler(nil), discard())
+	first, err := Serve(ctx, "127.0.0.1:0", New().Handler(nil, false), discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +179,7 @@ func TestServeRefusesBusyAddress(t *testing.T) {
 	busy := httptest.NewServer(http.NotFoundHandler())
 	defer busy.Close()
 	addr := strings.TrimPrefix(busy.URL, "http://")
-	if _, err := Serve(ctx, addr, New().Handler(nil), discard()); err == nil || !strings.Contains(err.Error(), "metricsAddress "+addr) {
+	if _, err := Serve(ctx, addr, New().Handler(nil, false), discard()); err == nil || !strings.Contains(err.Error(), "metricsAddress "+addr) {
 		t.Errorf("Serve on a busy port: %v, want an error naming metricsAddress %s", err, addr)
 	}
 }
