@@ -81,6 +81,27 @@ func readTemplate(ctx context.Context, kc client.Client, c *cluster) (*template,
 	return t, nil
 }
 
+// sizes is how many objects of each kind the template has and their JSON
+// size, the input the watch cache decodes per cluster.
+func (t *template) sizes() string {
+	count, size := map[string]int{}, map[string]int{}
+	var kinds []string
+	for _, o := range t.objects {
+		raw, _ := json.Marshal(o.Object)
+		k := o.GetKind()
+		if count[k] == 0 {
+			kinds = append(kinds, k)
+		}
+		count[k]++
+		size[k] += len(raw)
+	}
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d %s %d B", count[k], k, size[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // cloneProject is the project of clone i: 100 clusters a project, as many
 // namespaces as a cloud with that many projects would have.
 func cloneProject(i int) string { return fmt.Sprintf("be0c%028x", i/100) }

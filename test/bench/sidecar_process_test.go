@@ -2,6 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +27,8 @@ type process struct {
 	driver pb.DriverServiceClient
 	// synced is how long it took to serve (its caches listed everything).
 	synced time.Duration
+	// metrics is its metrics server, which also serves Go's profiles.
+	metrics string
 }
 
 // binary is $MAGNUM_CAPI_BIN (make bench passes bin/magnum-capi), else the
@@ -49,14 +54,19 @@ func startProcess(b *testing.B, w *world, bin string) *process {
 	}
 	socket := filepath.Join(dir, "s.sock")
 	file := filepath.Join(dir, "magnum-capi.yaml")
-	if err := os.WriteFile(file, []byte(sidecarConfig(w.stack, socket)), 0o600); err != nil {
+	metrics, err := freeAddress()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := strings.Replace(sidecarConfig(w.stack, socket), `metricsAddress: ""`, "metricsAddress: "+metrics+"\npprof: true", 1)
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		b.Fatal(err)
 	}
 	logs, err := os.Create(filepath.Join(dir, "sidecar.log"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &process{cmd: exec.Command(bin, "serve", "--config", file)}
+	p := &process{cmd: exec.Command(bin, "serve", "--config", file), metrics: metrics}
 	p.cmd.Stdout, p.cmd.Stderr = logs, logs
 	start := time.Now()
 	if err := p.cmd.Start(); err != nil {
@@ -112,6 +122,64 @@ func (p *process) memory() (rss, hwm float64, err error) {
 		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", p.cmd.Process.Pid)
 	}
 	return rss, hwm, nil
+}
+
+// heap collects the process's garbage and reads its heap profile: the
+// live heap's size in MiB (what the watch cache holds, without the GC's
+// headroom that RSS includes). With dir set, the profile is kept there as
+// name, for go tool pprof.
+func (p *process) heap(dir, name string) (float64, error) {
+	get := func(query string) ([]byte, error) {
+		resp, err := http.Get("http://" + p.metrics + "/debug/pprof/" + query)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("GET /debug/pprof/%s: %s", query, resp.Status)
+		}
+		return raw, err
+	}
+	if dir != "" {
+		// allocs: every allocation since the start (the polls' included).
+		for _, profile := range []string{"heap", "allocs"} {
+			raw, err := get(profile + "?gc=1")
+			if err != nil {
+				return 0, err
+			}
+			if err := os.WriteFile(filepath.Join(dir, profile+"-"+name), raw, 0o644); err != nil {
+				return 0, err
+			}
+		}
+	}
+	raw, err := get("heap?gc=1&debug=1")
+	if err != nil {
+		return 0, err
+	}
+	if dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "heap-"+name+".txt"), raw, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	// The text form ends with runtime.MemStats: "# HeapAlloc = 123".
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "# HeapAlloc = "); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return n / (1 << 20), err
+		}
+	}
+	return 0, fmt.Errorf("the heap profile has no HeapAlloc line")
+}
+
+// freeAddress is a 127.0.0.1 port nothing listens on.
+func freeAddress() (string, error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer lis.Close()
+	return lis.Addr().String(), nil
 }
 
 func tail(b []byte, n int) []byte {

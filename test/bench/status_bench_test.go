@@ -75,7 +75,7 @@ func BenchmarkStatus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("template cluster %s: %d watched objects copied per cluster", tmpl.stackID, len(tmpl.objects))
+	b.Logf("template cluster %s: %d watched objects copied per cluster (%s)", tmpl.stackID, len(tmpl.objects), tmpl.sizes())
 	load := &loader{tmpl: tmpl}
 
 	for _, n := range sizes {
@@ -136,8 +136,12 @@ func BenchmarkStatus(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Logf("magnum-capi serve: SERVING after %s; RSS %.0f MiB synced, %.0f MiB after %d polls (peak %.0f MiB); its polls p50 %s p99 %s",
-				proc.synced.Round(time.Millisecond), rssSynced, rssPolled, polls, hwm, percentile(plat, 50), percentile(plat, 99))
+			live, err := proc.heap(os.Getenv("MAGNUM_CAPI_BENCH_PROFILES"), fmt.Sprintf("%d.pprof", n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("magnum-capi serve: SERVING after %s; RSS %.0f MiB synced, %.0f MiB after %d polls (peak %.0f MiB), live heap %.0f MiB; its polls p50 %s p99 %s",
+				proc.synced.Round(time.Millisecond), rssSynced, rssPolled, polls, hwm, live, percentile(plat, 50), percentile(plat, 99))
 
 			b.ReportMetric(float64(n), "clusters")
 			b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
@@ -147,6 +151,7 @@ func BenchmarkStatus(b *testing.B) {
 			b.ReportMetric(rssSynced, "rss-synced-MiB")
 			b.ReportMetric(rssPolled, "rss-polled-MiB")
 			b.ReportMetric(hwm, "rss-peak-MiB")
+			b.ReportMetric(live, "heap-live-MiB")
 			b.ReportMetric(float64(percentile(plat, 99).Microseconds()), "proc-p99-µs")
 			b.ReportMetric(0, "ns/op")
 		})
