@@ -40,27 +40,47 @@ type Addon struct {
 	FailedSince time.Time
 }
 
-// addonObject is the typed shape AddonFromUnstructured converts through, so
-// that a field of the wrong type is an error naming the field.
-type addonObject struct {
+// AddonObject is a HelmRelease or Manifests object with only the fields
+// status derivation reads: the shape AddonFromUnstructured converts through
+// (so that a field of the wrong type is an error naming the field), and the
+// shape the sidecar's watch cache decodes addons into, so it never holds
+// their chart values or manifests.
+type AddonObject struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              struct {
-		ClusterName string `json:"clusterName,omitempty"`
-	} `json:"spec,omitempty"`
-	Status struct {
-		Phase          string `json:"phase,omitempty"`
-		FailureMessage string `json:"failureMessage,omitempty"`
-	} `json:"status,omitempty"`
+	Spec              AddonSpec   `json:"spec,omitempty"`
+	Status            AddonStatus `json:"status,omitempty"`
+}
+
+// AddonSpec is the part of an addon's spec status derivation reads.
+type AddonSpec struct {
+	ClusterName string `json:"clusterName,omitempty"`
+}
+
+// AddonStatus is the part of an addon's status status derivation reads.
+type AddonStatus struct {
+	Phase          string `json:"phase,omitempty"`
+	FailureMessage string `json:"failureMessage,omitempty"`
+}
+
+// DeepCopyInto copies o into out (the metadata deeply).
+func (o *AddonObject) DeepCopyInto(out *AddonObject) {
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 }
 
 // AddonFromUnstructured converts a HelmRelease or Manifests object read as
 // unstructured content into an Addon.
 func AddonFromUnstructured(obj map[string]any) (Addon, error) {
-	var o addonObject
+	var o AddonObject
 	if err := fromUnstructured(obj, &o); err != nil {
 		return Addon{}, err
 	}
+	return AddonFromObject(&o)
+}
+
+// AddonFromObject reads an addon decoded into its partial shape.
+func AddonFromObject(o *AddonObject) (Addon, error) {
 	if o.Kind != "HelmRelease" && o.Kind != "Manifests" {
 		return Addon{}, fmt.Errorf("kind: %q is not an addon, expected HelmRelease or Manifests", o.Kind)
 	}

@@ -8,7 +8,9 @@ import (
 // OpenStackCluster holds the fields of CAPO's OpenStackCluster
 // (infrastructure.cluster.x-k8s.io/v1beta1, CAPO v0.14) that status derivation
 // reads. CAPO has no Go module in this repository, so this is a small typed
-// subset; unknown fields are ignored.
+// subset; unknown fields are ignored. The sidecar's watch cache decodes
+// OpenStackClusters into it, so it never holds their networks, subnets,
+// security group rules and bastion.
 type OpenStackCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -40,6 +42,28 @@ type OpenStackClusterStatus struct {
 // OpenStackClusterInitialization is CAPO's status.initialization.
 type OpenStackClusterInitialization struct {
 	Provisioned *bool `json:"provisioned,omitempty"`
+}
+
+// DeepCopyInto copies o into out.
+func (o *OpenStackCluster) DeepCopyInto(out *OpenStackCluster) {
+	*out = *o
+	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if o.Spec.ControlPlaneEndpoint != nil {
+		out.Spec.ControlPlaneEndpoint = new(*o.Spec.ControlPlaneEndpoint)
+	}
+	s, d := &o.Status, &out.Status
+	if s.Initialization != nil && s.Initialization.Provisioned != nil {
+		d.Initialization = &OpenStackClusterInitialization{Provisioned: new(*s.Initialization.Provisioned)}
+	} else if s.Initialization != nil {
+		d.Initialization = &OpenStackClusterInitialization{}
+	}
+	if s.FailureReason != nil {
+		d.FailureReason = new(*s.FailureReason)
+	}
+	if s.FailureMessage != nil {
+		d.FailureMessage = new(*s.FailureMessage)
+	}
+	d.Conditions = s.Conditions.DeepCopy()
 }
 
 // OpenStackClusterFromUnstructured converts an OpenStackCluster read as

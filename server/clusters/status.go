@@ -166,17 +166,11 @@ func snapshot(objs *kube.Objects) (capistatus.Snapshot, error) {
 		MachineDeployments: objs.MachineDeployments,
 		Machines:           objs.Machines,
 	}
-	if objs.InfraCluster != nil {
-		osc, err := capistatus.OpenStackClusterFromUnstructured(objs.InfraCluster.Object)
-		if err != nil {
-			return snap, err
-		}
-		snap.InfraCluster = osc
-	}
+	snap.InfraCluster = objs.InfraCluster
 	for i := range objs.Addons {
-		addon, err := capistatus.AddonFromUnstructured(objs.Addons[i].Object)
+		addon, err := capistatus.AddonFromObject(&objs.Addons[i])
 		if err != nil {
-			return snap, fmt.Errorf("%s %s: %w", objs.Addons[i].GetKind(), objs.Addons[i].GetName(), err)
+			return snap, fmt.Errorf("%s %s: %w", objs.Addons[i].Kind, objs.Addons[i].Name, err)
 		}
 		// The cache strips managedFields, so it tracks when it first saw
 		// the addon Failed itself (kube.Objects.AddonFailedSince).

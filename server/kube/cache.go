@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
@@ -55,8 +56,22 @@ type Cache struct {
 	problem atomic.Pointer[string]
 	failed  *failedAddons
 	seen    *seenVersions
+	// indexers are the informers' stores, with our indexes.
+	indexers map[schema.GroupVersionKind]toolscache.Indexer
 	// copyReads deep-copies objects read from the cache (see Objects).
 	copyReads bool
+}
+
+// byNamespacedLabel indexes objects by namespace and one label's value:
+// "<namespace>/<value>".
+func byNamespacedLabel(label string) toolscache.IndexFunc {
+	return func(obj any) ([]string, error) {
+		o, ok := obj.(metav1.Object)
+		if !ok {
+			return nil, nil
+		}
+		return []string{o.GetNamespace() + "/" + o.GetLabels()[label]}, nil
+	}
 }
 
 // StartCache starts the informers and returns at once; answers wait for the
@@ -67,7 +82,7 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 		return nil, err
 	}
 	ch := &Cache{name: c.Name, synced: make(chan struct{}), failed: newFailedAddons(time.Now), seen: newSeenVersions()}
-	strip := trimForStatus(cache.TransformStripManagedFields())
+	strip := trimForStatus(cache.TransformStripManagedFields(), newInterner())
 	byObject := map[client.Object]cache.ByObject{
 		helmSecretsObject(): {Label: labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm"})},
 	}
@@ -80,7 +95,7 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 		byObject[typedObject(gvk)] = by
 	}
 	inf, err := cache.New(c.Config, cache.Options{
-		Scheme:                   c.Scheme,
+		Scheme:                   newCacheScheme(),
 		ByObject:                 byObject,
 		DefaultTransform:         strip,
 		DefaultWatchErrorHandler: ch.watchError(log),
@@ -88,17 +103,27 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 	if err != nil {
 		return nil, fmt.Errorf("watch cache of %s: %w", c.Name, err)
 	}
-	for _, obj := range chartObjects() {
-		if err := inf.IndexField(ctx, obj, indexByChartCluster, func(o client.Object) []string {
-			return []string{o.GetLabels()[ChartClusterLabel]}
-		}); err != nil {
-			return nil, fmt.Errorf("indexing %T: %w", obj, err)
+	// Our own indexes on the informers (not controller-runtime's field
+	// indexes), read directly by Objects: a poll then gets the cache's
+	// objects without a List's reflection, list allocation and scheme lookup.
+	ch.indexers = map[schema.GroupVersionKind]toolscache.Indexer{}
+	for _, gvk := range cachedKinds() {
+		informer, err := inf.GetInformer(ctx, typedObject(gvk), cache.BlockUntilSynced(false))
+		if err != nil {
+			return nil, fmt.Errorf("watching %s: %w", gvk.Kind, err)
 		}
-	}
-	if err := inf.IndexField(ctx, helmSecretsObject(), indexByRelease, func(o client.Object) []string {
-		return []string{o.GetLabels()["name"]}
-	}); err != nil {
-		return nil, err
+		name, label := indexByChartCluster, ChartClusterLabel
+		if gvk == SecretGVK {
+			name, label = indexByRelease, "name"
+		}
+		if err := informer.AddIndexers(toolscache.Indexers{name: byNamespacedLabel(label)}); err != nil {
+			return nil, fmt.Errorf("indexing %s: %w", gvk.Kind, err)
+		}
+		withIndexer, ok := informer.(interface{ GetIndexer() toolscache.Indexer })
+		if !ok {
+			return nil, fmt.Errorf("the %s informer (%T) has no indexer", gvk.Kind, informer)
+		}
+		ch.indexers[gvk] = withIndexer.GetIndexer()
 	}
 	ch.cache = inf
 	go func() {
@@ -114,12 +139,8 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 // first use, registers the handlers that track addon deletions and watch
 // progress, and marks the cache synced once every informer has listed.
 func (ch *Cache) startInformers(ctx context.Context, log *slog.Logger) {
-	for _, gvk := range append(append([]schema.GroupVersionKind{}, chartKinds...), SecretGVK) {
-		obj := typedObject(gvk)
-		if gvk == SecretGVK {
-			obj = helmSecretsObject()
-		}
-		informer, err := ch.cache.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	for _, gvk := range cachedKinds() {
+		informer, err := ch.cache.GetInformer(ctx, typedObject(gvk), cache.BlockUntilSynced(false))
 		if err == nil {
 			_, err = informer.AddEventHandler(ch.handler(gvk))
 		}

@@ -5,9 +5,10 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/magnum-capi/magnum-capi/capistatus"
 )
 
 // failedAddons remembers since when each addon (HelmRelease or Manifests,
@@ -43,12 +44,12 @@ func newFailedAddons(now func() time.Time) *failedAddons {
 
 // observe records what one version of an addon says. It is called from the
 // informer's transform, with the object as the API server sent it.
-func (f *failedAddons) observe(obj *unstructured.Unstructured) {
+func (f *failedAddons) observe(obj *capistatus.AddonObject) {
 	uid := obj.GetUID()
 	if uid == "" {
 		return
 	}
-	phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase")
+	phase := obj.Status.Phase
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
@@ -100,8 +101,8 @@ func (f *failedAddons) len() int {
 // managedFields like every other kind's transform.
 func (f *failedAddons) transform(strip toolscache.TransformFunc) toolscache.TransformFunc {
 	return func(in any) (any, error) {
-		if u, ok := in.(*unstructured.Unstructured); ok {
-			f.observe(u)
+		if a := addonObject(in); a != nil {
+			f.observe(a)
 		}
 		return strip(in)
 	}

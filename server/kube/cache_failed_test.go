@@ -5,7 +5,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 )
@@ -26,15 +25,12 @@ var t0 = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
 
 func minutes(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 
-func (v addonVersion) object(uid types.UID) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(HelmReleaseGVK)
+func (v addonVersion) object(uid types.UID) *HelmRelease {
+	u := &HelmRelease{}
 	u.SetName("demo-cni-calico")
 	u.SetUID(uid)
 	u.SetGeneration(v.generation)
-	if v.phase != "" {
-		_ = unstructured.SetNestedField(u.Object, v.phase, "status", "phase")
-	}
+	u.Status.Phase = v.phase
 	if v.deleting {
 		now := metav1.NewTime(minutes(v.at))
 		u.SetDeletionTimestamp(&now)
@@ -106,7 +102,7 @@ func TestFailedAddons(t *testing.T) {
 			f := newFailedAddons(func() time.Time { return now })
 			for _, v := range tc.versions {
 				now = minutes(v.at)
-				f.observe(v.object("uid-1"))
+				f.observe(&v.object("uid-1").AddonObject)
 			}
 			got := f.get("uid-1")
 			switch {
@@ -125,7 +121,7 @@ func TestFailedAddonsForget(t *testing.T) {
 	now := minutes(1)
 	f := newFailedAddons(func() time.Time { return now })
 	strip := func(in any) (any, error) {
-		in.(*unstructured.Unstructured).SetManagedFields(nil)
+		in.(*HelmRelease).SetManagedFields(nil)
 		return in, nil
 	}
 	tr := f.transform(strip)
@@ -135,7 +131,7 @@ func TestFailedAddonsForget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mf := out.(*unstructured.Unstructured).GetManagedFields(); len(mf) != 0 {
+		if mf := out.(*HelmRelease).GetManagedFields(); len(mf) != 0 {
 			t.Errorf("managedFields kept after the transform: %v", mf)
 		}
 	}

@@ -35,8 +35,10 @@ var chartKinds = []schema.GroupVersionKind{
 // isAddon reports whether gvk is one of the addon provider's kinds.
 func isAddon(gvk schema.GroupVersionKind) bool { return gvk == HelmReleaseGVK || gvk == ManifestsGVK }
 
-// typedObject is the object the cache is asked for to watch gvk: a Go type
-// where there is one (so reads need no conversion), else unstructured.
+// typedObject is the object the cache is asked for to watch gvk: CAPI's Go
+// types, and the partial types of CAPO's and the addon provider's kinds
+// (cache_partial.go). Reads must use the same types: another type would
+// start a second informer.
 func typedObject(gvk schema.GroupVersionKind) client.Object {
 	switch gvk {
 	case ClusterGVK:
@@ -47,18 +49,24 @@ func typedObject(gvk schema.GroupVersionKind) client.Object {
 		return &clusterv1.MachineDeployment{}
 	case MachineGVK:
 		return &clusterv1.Machine{}
+	case OpenStackClusterGVK:
+		return &OpenStackCluster{}
+	case HelmReleaseGVK:
+		return &HelmRelease{}
+	case ManifestsGVK:
+		return &Manifests{}
+	case SecretGVK:
+		return helmSecretsObject()
 	}
-	u := &unstructured.Unstructured{}
+	u := &unstructured.Unstructured{} // no kind reaches here; whole objects
 	u.SetGroupVersionKind(gvk)
 	return u
 }
 
-func chartObjects() []client.Object {
-	out := make([]client.Object, 0, len(chartKinds))
-	for _, gvk := range chartKinds {
-		out = append(out, typedObject(gvk))
-	}
-	return out
+// cachedKinds are the kinds the cache watches: the chart's and Helm's
+// release Secrets.
+func cachedKinds() []schema.GroupVersionKind {
+	return append(append([]schema.GroupVersionKind{}, chartKinds...), SecretGVK)
 }
 
 func helmSecretsObject() client.Object {

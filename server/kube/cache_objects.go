@@ -7,13 +7,14 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/magnum-capi/magnum-capi/capistatus"
 )
 
 // Objects is everything the watch cache holds for one cluster: one
@@ -21,11 +22,12 @@ import (
 // The objects are the cache's own: read them, never modify them.
 type Objects struct {
 	Cluster            *clusterv1.Cluster
-	InfraCluster       *unstructured.Unstructured
+	InfraCluster       *capistatus.OpenStackCluster
 	ControlPlane       *controlplanev1.KubeadmControlPlane
 	MachineDeployments []clusterv1.MachineDeployment
 	Machines           []clusterv1.Machine
-	Addons             []unstructured.Unstructured
+	// Addons are the HelmReleases and Manifests.
+	Addons []capistatus.AddonObject
 	// AddonFailedSince is, per addon UID, since when the addon has been
 	// Failed as the cache saw it (see failedAddons); absent when unknown.
 	AddonFailedSince map[types.UID]time.Time
@@ -48,62 +50,44 @@ type ReleaseRecord struct {
 // Unless copyReads is set, the objects are the cache's own, not deep copies:
 // status derivation only reads them, and skipping the copy makes a poll
 // several times cheaper and lighter on the garbage collector
-// (BenchmarkCacheObjects). Lists still get their own slices, so sorting them
-// is safe; changing an object's fields is not.
+// (BenchmarkCacheObjects). The slices are the caller's, so sorting them is
+// safe; changing an object's fields (or its maps) is not.
 func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, error) {
 	if err := ch.WaitForSync(ctx); err != nil {
 		return nil, err
 	}
-	inCluster := []client.ListOption{client.InNamespace(ns), client.MatchingFields{indexByChartCluster: stackID}}
-	if !ch.copyReads {
-		inCluster = append(inCluster, client.UnsafeDisableDeepCopy)
-	}
+	key := ns + "/" + stackID
 	out := &Objects{}
-
-	var clusters clusterv1.ClusterList
-	if err := ch.cache.List(ctx, &clusters, inCluster...); err != nil {
-		return nil, err
-	}
-	for i := range clusters.Items {
-		if clusters.Items[i].Name == stackID {
-			out.Cluster = &clusters.Items[i]
+	for _, o := range ch.inCluster(ClusterGVK, key) {
+		if c := o.(*clusterv1.Cluster); c.Name == stackID {
+			out.Cluster = copied(ch, c)
 		}
 	}
-	var kcps controlplanev1.KubeadmControlPlaneList
-	if err := ch.cache.List(ctx, &kcps, inCluster...); err != nil {
-		return nil, err
+	for _, o := range ch.inCluster(ControlPlaneGVK, key) {
+		out.ControlPlane = copied(ch, o.(*controlplanev1.KubeadmControlPlane))
 	}
-	if len(kcps.Items) > 0 {
-		out.ControlPlane = &kcps.Items[0]
+	for _, o := range ch.inCluster(MachineDeploymentGVK, key) {
+		out.MachineDeployments = append(out.MachineDeployments, *copied(ch, o.(*clusterv1.MachineDeployment)))
 	}
-	var mds clusterv1.MachineDeploymentList
-	if err := ch.cache.List(ctx, &mds, inCluster...); err != nil {
-		return nil, err
+	for _, o := range ch.inCluster(MachineGVK, key) {
+		out.Machines = append(out.Machines, *copied(ch, o.(*clusterv1.Machine)))
 	}
-	out.MachineDeployments = mds.Items
-	var machines clusterv1.MachineList
-	if err := ch.cache.List(ctx, &machines, inCluster...); err != nil {
-		return nil, err
-	}
-	out.Machines = machines.Items
-
-	oscs := &unstructured.UnstructuredList{}
-	oscs.SetGroupVersionKind(listKind(OpenStackClusterGVK))
-	if err := ch.cache.List(ctx, oscs, inCluster...); err != nil {
-		return nil, err
-	}
-	for i := range oscs.Items {
-		if oscs.Items[i].GetName() == stackID {
-			out.InfraCluster = &oscs.Items[i]
+	for _, o := range ch.inCluster(OpenStackClusterGVK, key) {
+		if c := o.(*OpenStackCluster); c.Name == stackID {
+			out.InfraCluster = &copied(ch, c).OpenStackCluster
 		}
 	}
-	for _, gvk := range []schema.GroupVersionKind{HelmReleaseGVK, ManifestsGVK} {
-		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(listKind(gvk))
-		if err := ch.cache.List(ctx, l, inCluster...); err != nil {
-			return nil, err
-		}
-		out.Addons = append(out.Addons, l.Items...)
+	// The decoder clears typed objects' apiVersion and kind: set them on
+	// the caller's copies of the structs.
+	for _, o := range ch.inCluster(HelmReleaseGVK, key) {
+		a := copied(ch, o.(*HelmRelease)).AddonObject
+		a.SetGroupVersionKind(HelmReleaseGVK)
+		out.Addons = append(out.Addons, a)
+	}
+	for _, o := range ch.inCluster(ManifestsGVK, key) {
+		a := copied(ch, o.(*Manifests)).AddonObject
+		a.SetGroupVersionKind(ManifestsGVK)
+		out.Addons = append(out.Addons, a)
 	}
 	for i := range out.Addons {
 		uid := out.Addons[i].GetUID()
@@ -114,27 +98,46 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 			out.AddonFailedSince[uid] = since
 		}
 	}
-
-	rel, err := ch.release(ctx, ns, stackID)
-	if err != nil {
-		return nil, err
+	var records []*metav1.PartialObjectMetadata
+	for _, o := range ch.inCluster(SecretGVK, key) {
+		records = append(records, o.(*metav1.PartialObjectMetadata))
 	}
-	out.Release = rel
+	out.Release = newestRevision(records)
 	return out, nil
 }
 
-func (ch *Cache) release(ctx context.Context, ns, name string) (ReleaseRecord, error) {
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(listKind(SecretGVK))
-	if err := ch.cache.List(ctx, list, client.InNamespace(ns), client.MatchingFields{indexByRelease: name}); err != nil {
-		return ReleaseRecord{}, err
+// inCluster is what the cache holds of kind gvk under index key
+// "<namespace>/<name>" (the cluster's stack id; a release's name for Helm's
+// Secrets).
+func (ch *Cache) inCluster(gvk schema.GroupVersionKind, key string) []any {
+	objs, err := ch.indexers[gvk].ByIndex(indexOf(gvk), key)
+	if err != nil { // only for an index that does not exist
+		return nil
 	}
-	return newestRevision(list.Items), nil
+	return objs
+}
+
+func indexOf(gvk schema.GroupVersionKind) string {
+	if gvk == SecretGVK {
+		return indexByRelease
+	}
+	return indexByChartCluster
+}
+
+// copied is o itself, or with copyReads a deep copy of it.
+func copied[T any, P interface {
+	*T
+	runtime.Object
+}](ch *Cache, o P) P {
+	if !ch.copyReads {
+		return o
+	}
+	return o.DeepCopyObject().(P)
 }
 
 // newestRevision reads Helm's storage labels: name, status, version and
 // createdAt (Unix seconds) on each sh.helm.release.v1.<name>.v<N> Secret.
-func newestRevision(items []metav1.PartialObjectMetadata) ReleaseRecord {
+func newestRevision(items []*metav1.PartialObjectMetadata) ReleaseRecord {
 	if len(items) == 0 {
 		return ReleaseRecord{}
 	}

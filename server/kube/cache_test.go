@@ -43,7 +43,7 @@ func TestCacheObjects(t *testing.T) {
 	if objs.ControlPlane == nil || objs.ControlPlane.Name != "alpha-control-plane" {
 		t.Errorf("ControlPlane = %v", objs.ControlPlane)
 	}
-	if objs.InfraCluster == nil || objs.InfraCluster.GetName() != "alpha" {
+	if objs.InfraCluster == nil || objs.InfraCluster.Name != "alpha" || objs.InfraCluster.Namespace != ns {
 		t.Errorf("InfraCluster = %v", objs.InfraCluster)
 	}
 	if len(objs.MachineDeployments) != 1 || objs.MachineDeployments[0].Name != "alpha-default-worker" {
@@ -62,9 +62,9 @@ func TestCacheObjects(t *testing.T) {
 	}
 	kinds := map[string]int{}
 	for _, a := range objs.Addons {
-		kinds[a.GetKind()]++
-		if !strings.HasPrefix(a.GetName(), "alpha-") || len(a.GetManagedFields()) != 0 {
-			t.Errorf("addon %s: not alpha's, or managedFields kept", a.GetName())
+		kinds[a.Kind]++
+		if !strings.HasPrefix(a.Name, "alpha-") || len(a.ManagedFields) != 0 || a.Spec.ClusterName != "alpha" {
+			t.Errorf("addon %s: not alpha's (spec.clusterName %q), or managedFields kept", a.Name, a.Spec.ClusterName)
 		}
 	}
 	if kinds["HelmRelease"] != 5 || kinds["Manifests"] != 1 {

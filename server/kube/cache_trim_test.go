@@ -4,7 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
@@ -15,7 +16,7 @@ import (
 // TestTrimForStatus: the cache keeps what status reads and drops the bulk.
 func TestTrimForStatus(t *testing.T) {
 	identity := func(in any) (any, error) { return in, nil }
-	trim := trimForStatus(identity)
+	trim := trimForStatus(identity, newInterner())
 
 	kcp := &controlplanev1.KubeadmControlPlane{}
 	kcp.Name = "demo-control-plane"
@@ -35,57 +36,39 @@ func TestTrimForStatus(t *testing.T) {
 		t.Errorf("what status reads was lost: %+v", got)
 	}
 
-	for _, tc := range []struct {
-		name string
-		in   map[string]any
-		want map[string]any
-	}{
-		{"helm release", map[string]any{
-			"apiVersion": "addons.stackhpc.com/v1alpha1", "kind": "HelmRelease",
-			"metadata": map[string]any{"name": "demo-cni-calico", "labels": map[string]any{"capi.stackhpc.com/cluster": "demo"}},
-			"spec":     map[string]any{"clusterName": "demo", "targetNamespace": "tigera", "values": map[string]any{"huge": "yes"}},
-			"status":   map[string]any{"phase": "Failed", "failureMessage": "chart not found", "resources": []any{"a", "b"}, "notes": "long"},
-		}, map[string]any{
-			"apiVersion": "addons.stackhpc.com/v1alpha1", "kind": "HelmRelease",
-			"metadata": map[string]any{"name": "demo-cni-calico", "labels": map[string]any{"capi.stackhpc.com/cluster": "demo"}},
-			"spec":     map[string]any{"clusterName": "demo"},
-			"status":   map[string]any{"phase": "Failed", "failureMessage": "chart not found"},
-		}},
-		{"manifests without status yet", map[string]any{
-			"apiVersion": "addons.stackhpc.com/v1alpha1", "kind": "Manifests",
-			"metadata": map[string]any{"name": "demo-cloud-config"},
-			"spec":     map[string]any{"clusterName": "demo", "manifestSources": []any{"x"}},
-		}, map[string]any{
-			"apiVersion": "addons.stackhpc.com/v1alpha1", "kind": "Manifests",
-			"metadata": map[string]any{"name": "demo-cloud-config"},
-			"spec":     map[string]any{"clusterName": "demo"},
-		}},
-		{"not an addon: untouched", map[string]any{
-			"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "OpenStackCluster",
-			"metadata": map[string]any{"name": "demo"},
-			"spec":     map[string]any{"managedSubnets": []any{"10.0.0.0/24"}},
-			"status":   map[string]any{"ready": true, "network": map[string]any{"id": "n"}},
-		}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			want := tc.want
-			if want == nil {
-				want = (&unstructured.Unstructured{Object: tc.in}).DeepCopy().Object
-			}
-			out, err := trim(&unstructured.Unstructured{Object: tc.in})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := out.(*unstructured.Unstructured).Object; !reflect.DeepEqual(got, want) {
-				t.Errorf("got %v\nwant %v", got, want)
-			}
-		})
+	m := &clusterv1.Machine{}
+	m.Name, m.Spec.Version, m.Spec.ProviderID = "demo-worker-1", "v1.33.2", "openstack:///i-1"
+	m.OwnerReferences = []metav1.OwnerReference{{Kind: "MachineSet", Name: "demo-worker-abc"}}
+	m.Spec.ReadinessGates = []clusterv1.MachineReadinessGate{{ConditionType: "APIServerPodHealthy"}}
+	m.Status.NodeInfo = &corev1.NodeSystemInfo{KernelVersion: "6.1", OSImage: "Ubuntu 24.04"}
+	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "demo-worker-1"}
+	m.Status.Addresses = clusterv1.MachineAddresses{{Type: clusterv1.MachineInternalIP, Address: "10.0.0.5"}}
+	out, err = trim(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotM := out.(*clusterv1.Machine)
+	if gotM.Status.NodeInfo != nil || gotM.Spec.ReadinessGates != nil || gotM.OwnerReferences != nil {
+		t.Errorf("node info, readiness gates or owner references kept: %+v", gotM)
+	}
+	if gotM.Spec.Version != "v1.33.2" || gotM.Spec.ProviderID != "openstack:///i-1" || gotM.Status.NodeRef.Name != "demo-worker-1" || len(gotM.Status.Addresses) != 1 {
+		t.Errorf("what status reads was lost: %+v", gotM)
 	}
 
-	// Other kinds pass through.
-	m := &clusterv1.Machine{}
-	m.Spec.Version = "v1.33.2"
-	if out, _ := trim(m); out.(*clusterv1.Machine).Spec.Version != "v1.33.2" {
-		t.Error("a Machine was changed")
+	hr := &HelmRelease{}
+	hr.Name, hr.Finalizers = "demo-cni", []string{"addons.stackhpc.com/finalizer"}
+	hr.Labels = map[string]string{ChartClusterLabel: "demo", "helm.sh/chart": "openstack-cluster-0.27.0"}
+	hr.Annotations = map[string]string{"meta.helm.sh/release-name": "demo"}
+	hr.Spec.ClusterName, hr.Status.Phase = "demo", "Deployed"
+	out, err = trim(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotHR := out.(*HelmRelease)
+	if !reflect.DeepEqual(gotHR.Labels, map[string]string{ChartClusterLabel: "demo"}) || gotHR.Annotations != nil {
+		t.Errorf("an addon keeps labels %v and annotations %v, want only the chart's cluster label", gotHR.Labels, gotHR.Annotations)
+	}
+	if gotHR.Name != "demo-cni" || len(gotHR.Finalizers) != 1 || gotHR.Spec.ClusterName != "demo" || gotHR.Status.Phase != "Deployed" {
+		t.Errorf("what status reads was lost: %+v", gotHR)
 	}
 }

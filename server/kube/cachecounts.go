@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
@@ -30,28 +29,15 @@ func (ch *Cache) Counts(ctx context.Context) (map[string]int, error) {
 		{"KubeadmControlPlane", &controlplanev1.KubeadmControlPlaneList{}},
 		{"MachineDeployment", &clusterv1.MachineDeploymentList{}},
 		{"Machine", &clusterv1.MachineList{}},
+		{"OpenStackCluster", &OpenStackClusterList{}},
+		{"HelmRelease", &HelmReleaseList{}},
+		{"Manifests", &ManifestsList{}},
 	}
 	for _, t := range typed {
 		if err := ch.cache.List(ctx, t.list, noCopy); err != nil {
 			return nil, err
 		}
 		counts[t.kind] = lenOf(t.list)
-	}
-	for _, gvk := range []struct{ kind, list string }{
-		{"OpenStackCluster", OpenStackClusterGVK.Kind + "List"},
-		{"HelmRelease", HelmReleaseGVK.Kind + "List"},
-		{"Manifests", ManifestsGVK.Kind + "List"},
-	} {
-		l := &unstructured.UnstructuredList{}
-		gv := OpenStackClusterGVK.GroupVersion()
-		if gvk.kind != "OpenStackCluster" {
-			gv = HelmReleaseGVK.GroupVersion()
-		}
-		l.SetGroupVersionKind(gv.WithKind(gvk.list))
-		if err := ch.cache.List(ctx, l, noCopy); err != nil {
-			return nil, err
-		}
-		counts[gvk.kind] = len(l.Items)
 	}
 	secrets := &metav1.PartialObjectMetadataList{}
 	secrets.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
@@ -71,6 +57,12 @@ func lenOf(l client.ObjectList) int {
 	case *clusterv1.MachineDeploymentList:
 		return len(l.Items)
 	case *clusterv1.MachineList:
+		return len(l.Items)
+	case *OpenStackClusterList:
+		return len(l.Items)
+	case *HelmReleaseList:
+		return len(l.Items)
+	case *ManifestsList:
 		return len(l.Items)
 	}
 	return 0
