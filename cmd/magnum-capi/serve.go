@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -43,6 +44,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return 2
 	}
 	log := newLogger(cfg.Log, stderr)
+	// A process-wide setting, so here rather than in server.Run (which
+	// tests run inside their own processes).
+	debug.SetGCPercent(cfg.GCPercent)
 	if err := server.Run(ctx, cfg, log); err != nil {
 		log.Error("sidecar stopped", "err", err)
 		return 1

@@ -167,6 +167,7 @@ func snapshot(objs *kube.Objects) (capistatus.Snapshot, error) {
 		Machines:           objs.Machines,
 	}
 	snap.InfraCluster = objs.InfraCluster
+	snap.Addons = make([]capistatus.Addon, 0, len(objs.Addons))
 	for i := range objs.Addons {
 		addon, err := capistatus.AddonFromObject(&objs.Addons[i])
 		if err != nil {

@@ -19,8 +19,10 @@ type Config struct {
 	// Pprof adds Go's /debug/pprof/ profiles to the metrics server, to find
 	// where memory or CPU goes at a site; off by default.
 	Pprof bool `mapstructure:"pprof"`
-	Log   Log  `mapstructure:"log"`
-	TLS   TLS  `mapstructure:"tls"`
+	// GCPercent is Go's GOGC for the sidecar (see docs/configuration.md).
+	GCPercent int `mapstructure:"gcPercent"`
+	Log       Log `mapstructure:"log"`
+	TLS       TLS `mapstructure:"tls"`
 
 	// NamespacePrefix starts the per-project namespaces: <prefix>-<project>.
 	NamespacePrefix string `mapstructure:"namespacePrefix"`
@@ -113,6 +115,7 @@ func Defaults() map[string]any {
 		"listen":                     "unix:///run/magnum-capi/magnum-capi.sock",
 		"metricsAddress":             "127.0.0.1:9561",
 		"pprof":                      false,
+		"gcPercent":                  50,
 		"log.level":                  "info",
 		"log.format":                 "json",
 		"namespacePrefix":            "magnum",

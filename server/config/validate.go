@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -41,6 +42,9 @@ func (c Config) Validate() error {
 		}
 	} else if c.Pprof {
 		bad("pprof", "true", "profiles are served on metricsAddress: set it too")
+	}
+	if c.GCPercent < 10 || c.GCPercent > 1000 {
+		bad("gcPercent", strconv.Itoa(c.GCPercent), "expected 10-1000 (percent of the live heap the heap may grow by before a collection)")
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":

@@ -17,7 +17,7 @@ func valid(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	return Config{
-		Listen: "unix:///run/magnum-capi/magnum-capi.sock", MetricsAddress: "127.0.0.1:9561",
+		Listen: "unix:///run/magnum-capi/magnum-capi.sock", MetricsAddress: "127.0.0.1:9561", GCPercent: 50,
 		Log: Log{Level: "info", Format: "json"}, NamespacePrefix: "magnum",
 		ManagementClusters: []ManagementCluster{{Name: "default", Kubeconfig: kubeconfig}},
 		Chart:              Chart{Repository: "https://example.org/charts", Name: "openstack-cluster", Version: "0.27.0", CacheDir: "/var/cache/x", IndexTTL: time.Minute},
@@ -42,6 +42,7 @@ func TestValidate(t *testing.T) {
 		{"neither unix nor host:port", func(c *Config) { c.Listen = "/run/sock" }, []string{`listen="/run/sock": expected unix:///path or host:port`}},
 		{"TCP without mutual TLS", func(c *Config) { c.Listen = "0.0.0.0:9560"; c.TLS.CertFile = "/x" }, []string{`listen="0.0.0.0:9560": a TCP listener requires mutual TLS`, `tls.certFile="/x": cannot be read`}},
 		{"metrics address", func(c *Config) { c.MetricsAddress = "9561" }, []string{`metricsAddress="9561": expected host:port`}},
+		{"gc percent", func(c *Config) { c.GCPercent = 0 }, []string{`gcPercent="0": expected 10-1000`}},
 		{"profiles without a metrics server", func(c *Config) { c.MetricsAddress = ""; c.Pprof = true }, []string{`pprof="true": profiles are served on metricsAddress`}},
 		{"log level and format", func(c *Config) { c.Log = Log{Level: "verbose", Format: "xml"} }, []string{`log.level="verbose": expected debug, info, warn or error`, `log.format="xml": expected json or text`}},
 		{"namespace prefix", func(c *Config) { c.NamespacePrefix = "Magnum_" }, []string{`namespacePrefix="Magnum_": expected 1-30 characters of [a-z0-9-]`}},

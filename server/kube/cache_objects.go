@@ -66,10 +66,15 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 	for _, o := range ch.inCluster(ControlPlaneGVK, key) {
 		out.ControlPlane = copied(ch, o.(*controlplanev1.KubeadmControlPlane))
 	}
-	for _, o := range ch.inCluster(MachineDeploymentGVK, key) {
+	// Slices sized once: a poll's garbage is mostly these copies.
+	mds := ch.inCluster(MachineDeploymentGVK, key)
+	out.MachineDeployments = make([]clusterv1.MachineDeployment, 0, len(mds))
+	for _, o := range mds {
 		out.MachineDeployments = append(out.MachineDeployments, *copied(ch, o.(*clusterv1.MachineDeployment)))
 	}
-	for _, o := range ch.inCluster(MachineGVK, key) {
+	machines := ch.inCluster(MachineGVK, key)
+	out.Machines = make([]clusterv1.Machine, 0, len(machines))
+	for _, o := range machines {
 		out.Machines = append(out.Machines, *copied(ch, o.(*clusterv1.Machine)))
 	}
 	for _, o := range ch.inCluster(OpenStackClusterGVK, key) {
@@ -79,12 +84,14 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 	}
 	// The decoder clears typed objects' apiVersion and kind: set them on
 	// the caller's copies of the structs.
-	for _, o := range ch.inCluster(HelmReleaseGVK, key) {
+	releases, manifests := ch.inCluster(HelmReleaseGVK, key), ch.inCluster(ManifestsGVK, key)
+	out.Addons = make([]capistatus.AddonObject, 0, len(releases)+len(manifests))
+	for _, o := range releases {
 		a := copied(ch, o.(*HelmRelease)).AddonObject
 		a.SetGroupVersionKind(HelmReleaseGVK)
 		out.Addons = append(out.Addons, a)
 	}
-	for _, o := range ch.inCluster(ManifestsGVK, key) {
+	for _, o := range manifests {
 		a := copied(ch, o.(*Manifests)).AddonObject
 		a.SetGroupVersionKind(ManifestsGVK)
 		out.Addons = append(out.Addons, a)

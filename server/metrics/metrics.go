@@ -28,9 +28,10 @@ func New() *Metrics {
 		rpcDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: Namespace, Name: "rpc_duration_seconds",
 			Help: "Time to answer a gRPC call, by method and gRPC code.",
-			// Status polls answer from memory in milliseconds; creates and
+			// Status polls answer from memory in well under a millisecond
+			// (the sub-millisecond buckets tell how far under); creates and
 			// upgrades wait for Helm and Keystone for seconds.
-			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
+			Buckets: []float64{.00025, .0005, .001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60},
 		}, []string{"method", "code"}),
 		rpcErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "rpc_errors_total",

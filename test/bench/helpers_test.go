@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"net/http"
 	"slices"
 	"testing"
@@ -70,5 +71,30 @@ func TestPercentile(t *testing.T) {
 		if got := percentile(tt.in, tt.p); got != tt.want {
 			t.Errorf("percentile(%v, %v) = %v, want %v", tt.in, tt.p, got, tt.want)
 		}
+	}
+}
+
+// TestHistogramShare: the share of calls within a bound, and the smallest
+// bound holding a quantile, between two readings of a cumulative histogram.
+func TestHistogramShare(t *testing.T) {
+	inf := math.Inf(1)
+	before := map[float64]float64{0.00025: 10, 0.0005: 20, 0.001: 30, 0.005: 30, inf: 30}
+	after := map[float64]float64{0.00025: 60, 0.0005: 180, 0.001: 227, 0.005: 229, inf: 230}
+	// 200 calls: 50 within 0.25 ms, 160 within 0.5 ms, 197 within 1 ms, 199 within 5 ms.
+	for _, tt := range []struct {
+		bound, p, wantWithin, wantBound float64
+	}{
+		{0.001, 0.99, 197.0 / 200, 0.005},
+		{0.0005, 0.5, 160.0 / 200, 0.0005},
+		{0.001, 0.98, 197.0 / 200, 0.001},
+		{0.001, 1, 197.0 / 200, inf},
+	} {
+		within, bound := histogramShare(before, after, tt.bound, tt.p)
+		if within != tt.wantWithin || bound != tt.wantBound {
+			t.Errorf("histogramShare(%v, %v) = %v, %v; want %v, %v", tt.bound, tt.p, within, bound, tt.wantWithin, tt.wantBound)
+		}
+	}
+	if w, b := histogramShare(after, after, 0.001, 0.99); w != 0 || b != 0 {
+		t.Errorf("no calls: %v, %v; want 0, 0", w, b)
 	}
 }

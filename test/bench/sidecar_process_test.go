@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"net"
 	"net/http"
 	"os"
@@ -170,6 +172,90 @@ func (p *process) heap(dir, name string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("the heap profile has no HeapAlloc line")
+}
+
+// cpuProfile, with dir set, records the process's CPU profile for the
+// next d into dir/name, in the background; the channel says how it went.
+func (p *process) cpuProfile(dir, name string, d time.Duration) <-chan error {
+	done := make(chan error, 1)
+	if dir == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.metrics, int(d.Seconds())))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), raw, 0o644)
+		}
+		done <- err
+	}()
+	return done
+}
+
+// statusHistogram reads the process's GetClusterStatus duration histogram
+// (magnum_capi_rpc_duration_seconds, measured in the server from the call's
+// arrival to its answer, without the client and the socket): cumulative
+// counts by upper bound in seconds.
+func (p *process) statusHistogram() (map[float64]float64, error) {
+	resp, err := http.Get("http://" + p.metrics + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	out := map[float64]float64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "magnum_capi_rpc_duration_seconds_bucket{") || !strings.Contains(line, `method="GetClusterStatus"`) || !strings.Contains(line, `code="OK"`) {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, `le="`)
+		le, rest, _ := strings.Cut(rest, `"`)
+		bound, err := strconv.ParseFloat(le, 64) // +Inf parses too
+		if err != nil {
+			return nil, fmt.Errorf("/metrics: %q: %w", line, err)
+		}
+		f := strings.Fields(rest)
+		n, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("/metrics: %q: %w", line, err)
+		}
+		out[bound] = n
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("/metrics has no GetClusterStatus durations")
+	}
+	return out, nil
+}
+
+// histogramShare is, between two readings of a cumulative histogram, the
+// share of calls within bound and the smallest bound that holds at least
+// share p of them (an upper bound of the p-quantile).
+func histogramShare(before, after map[float64]float64, bound, p float64) (within, quantileBound float64) {
+	total := after[math.Inf(1)] - before[math.Inf(1)]
+	if total <= 0 {
+		return 0, 0
+	}
+	within = (after[bound] - before[bound]) / total
+	bounds := make([]float64, 0, len(after))
+	for b := range after {
+		bounds = append(bounds, b)
+	}
+	slices.Sort(bounds)
+	for _, b := range bounds {
+		if (after[b]-before[b])/total >= p {
+			return within, b
+		}
+	}
+	return within, math.Inf(1)
 }
 
 // freeAddress is a 127.0.0.1 port nothing listens on.
