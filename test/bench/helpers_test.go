@@ -1,11 +1,19 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"slices"
 	"testing"
 	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 // TestLeaseWaits: a Lease is waited for when, before the operation's create
@@ -96,5 +104,33 @@ func TestHistogramShare(t *testing.T) {
 	}
 	if w, b := histogramShare(after, after, 0.001, 0.99); w != 0 || b != 0 {
 		t.Errorf("no calls: %v, %v; want 0, 0", w, b)
+	}
+}
+
+// TestPostedName: a POSTed object's name is read from JSON and from
+// protobuf (what controller-runtime sends for Leases), and the body is put
+// back for the transport.
+func TestPostedName(t *testing.T) {
+	lease := &coordinationv1.Lease{TypeMeta: metav1.TypeMeta{APIVersion: "coordination.k8s.io/v1", Kind: "Lease"}}
+	lease.Name = "magnum-capi-demo"
+	var pbuf, jbuf bytes.Buffer
+	if err := protobuf.NewSerializer(clientgoscheme.Scheme, clientgoscheme.Scheme).Encode(lease, &pbuf); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewEncoder(&jbuf).Encode(lease); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		body []byte
+		want string
+	}{{"protobuf", pbuf.Bytes(), "magnum-capi-demo"}, {"json", jbuf.Bytes(), "magnum-capi-demo"}, {"garbage", []byte("{"), ""}} {
+		req, _ := http.NewRequest(http.MethodPost, "http://x/apis/coordination.k8s.io/v1/namespaces/n/leases", bytes.NewReader(tt.body))
+		if got := postedName(req); got != tt.want {
+			t.Errorf("%s: postedName = %q, want %q", tt.name, got, tt.want)
+		}
+		if rest, _ := io.ReadAll(req.Body); !bytes.Equal(rest, tt.body) {
+			t.Errorf("%s: the body was not put back", tt.name)
+		}
 	}
 }

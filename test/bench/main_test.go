@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -142,8 +143,9 @@ func sidecarConfig(stack *harness.Harness, socket string) string {
 	return strings.Replace(stack.SidecarConfig(socket), "level: debug", "level: info", 1)
 }
 
-// postedName is the metadata.name of the object a POST creates. The body is
-// read and put back for the transport.
+// postedName is the metadata.name of the object a POST creates, in JSON or
+// in protobuf (controller-runtime sends built-in kinds such as Leases as
+// protobuf). The body is read and put back for the transport.
 func postedName(req *http.Request) string {
 	if req.Body == nil || req.Body == http.NoBody {
 		return ""
@@ -154,15 +156,15 @@ func postedName(req *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	var obj struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(raw, &obj) != nil {
+	obj, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(raw, nil, nil)
+	if err != nil {
 		return ""
 	}
-	return obj.Metadata.Name
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return ""
+	}
+	return m.GetName()
 }
 
 // waitServing polls the standard health service until the sidecar's caches

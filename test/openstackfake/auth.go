@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 type tokenKey struct{}
@@ -46,10 +48,15 @@ func (s *Server) authenticate(r *http.Request) (Token, int) {
 // keystoneValidator asks Keystone about tokens and remembers the answers for
 // a short while, as keystonemiddleware's token cache does. A token validates
 // itself (policy identity:validate_token allows the token's own user), so
-// the fake needs no service credentials.
+// the fake needs no service credentials. Concurrent requests with the same
+// uncached token share one validation: a deployment's many API workers and
+// Keystone processes absorb a burst of new tokens that the test Keystone,
+// one uWSGI worker, would otherwise queue for longer than the sidecar's
+// OpenStack timeout (200 creates at once with one token: 800 validations).
 type keystoneValidator struct {
 	authURL string
 	client  *http.Client
+	asking  singleflight.Group
 
 	mu    sync.Mutex
 	cache map[[32]byte]cachedToken // by sha256 of the token, as keystonemiddleware keys its cache
@@ -81,7 +88,18 @@ func (v *keystoneValidator) validate(ctx context.Context, id string) (Token, int
 	if ok && time.Now().Before(c.expires) {
 		return c.tok, c.status
 	}
-	tok, status := v.ask(ctx, id)
+	type answer struct {
+		tok    Token
+		status int
+	}
+	shared, _, _ := v.asking.Do(string(key[:]), func() (any, error) {
+		// Not the caller's context: another caller may be waiting on it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), v.client.Timeout)
+		defer cancel()
+		tok, status := v.ask(ctx, id)
+		return answer{tok, status}, nil
+	})
+	tok, status := shared.(answer).tok, shared.(answer).status
 	if status != http.StatusServiceUnavailable {
 		v.mu.Lock()
 		v.cache[key] = cachedToken{tok: tok, status: status, expires: time.Now().Add(cacheFor)}
