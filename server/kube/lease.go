@@ -190,7 +190,13 @@ func (l *Lock) renew(ctx context.Context) {
 			return
 		case <-ticker.C:
 		}
-		if _, err := l.c.tryAcquire(ctx, l.key, l.req); err != nil {
+		// The renewal runs to its answer even when Release stops the loop
+		// meanwhile: a request cancelled after it was sent may still be
+		// applied, and Release must read the Lease after it.
+		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.req.TTL/3)
+		_, err := l.c.tryAcquire(reqCtx, l.key, l.req)
+		cancel()
+		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -211,23 +217,35 @@ func (l *Lock) Holder() string { return l.req.Holder }
 func (l *Lock) Lost() <-chan struct{} { return l.lost }
 
 // Release stops renewing and deletes the Lease if we still hold it, so the
-// next operation on the cluster need not wait for it to expire.
+// next operation on the cluster need not wait for it to expire. A write of
+// ours can still reach the API server after we read the Lease (a renewal
+// whose caller gave up waiting for the answer), so a delete refused for a
+// stale resourceVersion reads the Lease again rather than leaving it behind.
 func (l *Lock) Release(ctx context.Context) error {
 	l.stop()
 	<-l.done
-	var lease coordinationv1.Lease
-	if err := l.c.Client.Get(ctx, l.key, &lease); err != nil {
-		if apierrors.IsNotFound(err) {
+	var err error
+	for range releaseAttempts {
+		var lease coordinationv1.Lease
+		if err = l.c.Client.Get(ctx, l.key, &lease); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("releasing lease %s: %w", l.key, err)
+		}
+		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != l.req.Holder {
 			return nil
 		}
-		return fmt.Errorf("releasing lease %s: %w", l.key, err)
+		err = l.c.Client.Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})
+		if err == nil || apierrors.IsNotFound(err) {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			return fmt.Errorf("releasing lease %s: %w", l.key, err)
+		}
 	}
-	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != l.req.Holder {
-		return nil
-	}
-	err := l.c.Client.Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		return fmt.Errorf("releasing lease %s: %w", l.key, err)
-	}
-	return nil
+	return fmt.Errorf("releasing lease %s: changed under every attempt: %w", l.key, err)
 }
+
+// releaseAttempts bounds Release's read-and-delete retries.
+const releaseAttempts = 5

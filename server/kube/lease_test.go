@@ -167,3 +167,49 @@ func TestLeaseRequestChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaseReleaseAfterLateRenewal: a renewal of ours that reaches the API
+// server between Release's read and its delete (a request whose caller had
+// stopped waiting for it) changes the resourceVersion; Release reads the
+// Lease again and still deletes it instead of leaving it behind.
+func TestLeaseReleaseAfterLateRenewal(t *testing.T) {
+	c := leaseClient(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	lock, err := c.AcquireLock(ctx, LockRequest{Namespace: ns, Name: "late", Holder: "sidecar-a/op1", TTL: 3 * time.Second}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := true
+	c.Client = beforeDelete{Client: c.Client, hook: func(ctx context.Context, cl client.Client, obj client.Object) {
+		if lease, ok := obj.(*coordinationv1.Lease); ok && late {
+			late = false
+			renewed := lease.DeepCopy()
+			now := metav1.NewMicroTime(time.Now())
+			renewed.Spec.RenewTime = &now
+			if err := cl.Update(ctx, renewed); err != nil {
+				t.Errorf("the late renewal: %v", err)
+			}
+		}
+	}}
+	if err := lock.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if late {
+		t.Fatal("the late renewal never ran")
+	}
+	if l, ok := getLease(t, ns, "late"); ok {
+		t.Errorf("the Lease was left behind: %+v", l.Spec)
+	}
+}
+
+// beforeDelete runs hook before every Delete.
+type beforeDelete struct {
+	client.Client
+	hook func(context.Context, client.Client, client.Object)
+}
+
+func (b beforeDelete) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	b.hook(ctx, b.Client, obj)
+	return b.Client.Delete(ctx, obj, opts...)
+}
