@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // TestLeaseWaits: a Lease is waited for when, before the operation's create
@@ -131,6 +134,18 @@ func TestPostedName(t *testing.T) {
 		}
 		if rest, _ := io.ReadAll(req.Body); !bytes.Equal(rest, tt.body) {
 			t.Errorf("%s: the body was not put back", tt.name)
+		}
+	}
+}
+
+// TestSidecarConfig: the benchmarks' sidecars log at info and give
+// OpenStack calls 3 minutes (the harness's file changing shape must not
+// silently drop either).
+func TestSidecarConfig(t *testing.T) {
+	cfg := sidecarConfig(&harness.Harness{}, "/tmp/s.sock")
+	for _, want := range []string{"level: info", "openstack:\n  timeout: 3m\n"} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("the configuration lacks %q:\n%s", want, cfg)
 		}
 	}
 }

@@ -137,10 +137,15 @@ func startWorld() (_ *world, err error) {
 	return w, nil
 }
 
-// sidecarConfig is the harness's configuration with info-level logs: debug
-// logs of thousands of polls would be most of what the sidecar does.
+// sidecarConfig is the harness's configuration with info-level logs (debug
+// logs of thousands of polls would be most of what the sidecar does) and
+// OpenStack calls allowed 3 minutes instead of 30 s: the test Keystone is
+// one uWSGI worker, so 200 creates at once queue their application
+// credentials one behind another for longer than 30 s, which a production
+// Keystone's many workers would not.
 func sidecarConfig(stack *harness.Harness, socket string) string {
-	return strings.Replace(stack.SidecarConfig(socket), "level: debug", "level: info", 1)
+	cfg := strings.Replace(stack.SidecarConfig(socket), "level: debug", "level: info", 1)
+	return strings.Replace(cfg, "\nopenstack:\n", "\nopenstack:\n  timeout: 3m\n", 1)
 }
 
 // postedName is the metadata.name of the object a POST creates, in JSON or
