@@ -82,7 +82,9 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 		}
 	}
 	waits, leases := leaseWaits(w.counter.requests())
-	if leases != n-failed {
+	// A create that failed after taking its Lease (Keystone, say) counts
+	// too; every successful one must have taken one.
+	if leases < n-failed {
 		b.Errorf("the sidecar took %d Leases for %d successful creates", leases, n-failed)
 	}
 	for _, name := range waits {
