@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"slices"
@@ -147,5 +148,27 @@ func TestSidecarConfig(t *testing.T) {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("the configuration lacks %q:\n%s", want, cfg)
 		}
+	}
+}
+
+// TestParseStatusHistogram: the buckets of successful GetClusterStatus
+// calls, by bound, from the sidecar's /metrics.
+func TestParseStatusHistogram(t *testing.T) {
+	raw := []byte(`# TYPE magnum_capi_rpc_duration_seconds histogram
+magnum_capi_rpc_duration_seconds_bucket{code="OK",method="/magnumcapi.v1.DriverService/GetClusterStatus",le="0.0005"} 7
+magnum_capi_rpc_duration_seconds_bucket{code="OK",method="/magnumcapi.v1.DriverService/GetClusterStatus",le="+Inf"} 9
+magnum_capi_rpc_duration_seconds_bucket{code="Unavailable",method="/magnumcapi.v1.DriverService/GetClusterStatus",le="0.0005"} 100
+magnum_capi_rpc_duration_seconds_bucket{code="OK",method="/magnumcapi.v1.DriverService/CreateCluster",le="0.0005"} 100
+magnum_capi_rpc_duration_seconds_sum{code="OK",method="/magnumcapi.v1.DriverService/GetClusterStatus"} 0.01
+`)
+	got, err := parseStatusHistogram(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[float64]float64{0.0005: 7, math.Inf(1): 9}; !maps.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if _, err := parseStatusHistogram([]byte("go_goroutines 5\n")); err == nil {
+		t.Error("no GetClusterStatus series: want an error")
 	}
 }

@@ -212,9 +212,15 @@ func (p *process) statusHistogram() (map[float64]float64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseStatusHistogram(raw)
+}
+
+// parseStatusHistogram reads the GetClusterStatus buckets of successful
+// calls from Prometheus's text exposition.
+func parseStatusHistogram(raw []byte) (map[float64]float64, error) {
 	out := map[float64]float64{}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if !strings.HasPrefix(line, "magnum_capi_rpc_duration_seconds_bucket{") || !strings.Contains(line, `method="GetClusterStatus"`) || !strings.Contains(line, `code="OK"`) {
+		if !strings.HasPrefix(line, "magnum_capi_rpc_duration_seconds_bucket{") || !strings.Contains(line, `/GetClusterStatus"`) || !strings.Contains(line, `code="OK"`) {
 			continue
 		}
 		_, rest, _ := strings.Cut(line, `le="`)
