@@ -20,6 +20,15 @@ type Cluster struct {
 	Clientset kubernetes.Interface
 	Scheme    *runtime.Scheme
 	getter    *restGetter
+	// leases is the per-cluster Leases' client (see Connect); nil: Client.
+	leases client.Client
+}
+
+func (c *Cluster) leaseClient() client.Client {
+	if c.leases != nil {
+		return c.leases
+	}
+	return c.Client
 }
 
 // LoadRESTConfig reads a kubeconfig file; kubeContext "" means its
@@ -34,6 +43,11 @@ func LoadRESTConfig(kubeconfig, kubeContext string) (*rest.Config, error) {
 	}
 	return cfg, nil
 }
+
+// leaseQPS is the Lease client's request rate: a renewal is two small
+// requests per operation every TTL/3, so 200 operations with a 30 s TTL
+// need 40 a second.
+const leaseQPS = 200
 
 // Connect builds the clients for one management cluster. It does no I/O
 // beyond what client construction needs.
@@ -66,7 +80,16 @@ func Connect(name string, cfg *rest.Config) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("management cluster %s: %w", name, err)
 	}
-	return &Cluster{Name: name, Config: cfg, Client: c, Clientset: cs, Scheme: scheme, getter: getter}, nil
+	// Leases get a client of their own: its own rate limiter, so that a
+	// burst of operations (200 creates at once, each renewing every TTL/3)
+	// does not queue renewals behind each other past the TTL.
+	leaseCfg := rest.CopyConfig(cfg)
+	leaseCfg.QPS, leaseCfg.Burst, leaseCfg.RateLimiter = max(cfg.QPS, leaseQPS), max(cfg.Burst, 2*leaseQPS), nil
+	leases, err := client.New(leaseCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("management cluster %s: %w", name, err)
+	}
+	return &Cluster{Name: name, Config: cfg, Client: c, Clientset: cs, Scheme: scheme, getter: getter, leases: leases}, nil
 }
 
 // HelmGetter is the REST client getter Helm should use for releases in ns.

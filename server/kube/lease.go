@@ -105,7 +105,7 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req Lock
 	seconds := int32(req.TTL / time.Second)
 	holder := req.Holder
 	var lease coordinationv1.Lease
-	err := c.Client.Get(ctx, key, &lease)
+	err := c.leaseClient().Get(ctx, key, &lease)
 	if apierrors.IsNotFound(err) {
 		lease = coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: req.Labels},
@@ -113,7 +113,7 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req Lock
 				HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now,
 			},
 		}
-		if err := c.Client.Create(ctx, &lease); err != nil {
+		if err := c.leaseClient().Create(ctx, &lease); err != nil {
 			if apierrors.IsAlreadyExists(err) {
 				return leaseState{}, errHeld
 			}
@@ -157,7 +157,7 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req Lock
 	}
 	// The update carries the resourceVersion we read: if another holder
 	// raced us to it, the API server refuses and we keep waiting.
-	if err := c.Client.Update(ctx, &lease); err != nil {
+	if err := c.leaseClient().Update(ctx, &lease); err != nil {
 		if apierrors.IsConflict(err) {
 			return state, errHeld
 		}
@@ -192,8 +192,9 @@ func (l *Lock) renew(ctx context.Context) {
 		}
 		// The renewal runs to its answer even when Release stops the loop
 		// meanwhile: a request cancelled after it was sent may still be
-		// applied, and Release must read the Lease after it.
-		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.req.TTL/3)
+		// applied, and Release must read the Lease after it. Past the TTL
+		// a renewal is pointless.
+		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.req.TTL)
 		_, err := l.c.tryAcquire(reqCtx, l.key, l.req)
 		cancel()
 		if err != nil {
@@ -227,7 +228,7 @@ func (l *Lock) Release(ctx context.Context) error {
 	var err error
 	for range releaseAttempts {
 		var lease coordinationv1.Lease
-		if err = l.c.Client.Get(ctx, l.key, &lease); err != nil {
+		if err = l.c.leaseClient().Get(ctx, l.key, &lease); err != nil {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
@@ -236,7 +237,7 @@ func (l *Lock) Release(ctx context.Context) error {
 		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != l.req.Holder {
 			return nil
 		}
-		err = l.c.Client.Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})
+		err = l.c.leaseClient().Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})
 		if err == nil || apierrors.IsNotFound(err) {
 			return nil
 		}

@@ -181,7 +181,7 @@ func TestLeaseReleaseAfterLateRenewal(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := true
-	c.Client = beforeDelete{Client: c.Client, hook: func(ctx context.Context, cl client.Client, obj client.Object) {
+	c.leases = beforeDelete{Client: c.leaseClient(), hook: func(ctx context.Context, cl client.Client, obj client.Object) {
 		if lease, ok := obj.(*coordinationv1.Lease); ok && late {
 			late = false
 			renewed := lease.DeepCopy()
