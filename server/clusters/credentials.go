@@ -61,7 +61,7 @@ func (s *Service) ensureCredential(ctx context.Context, caller Caller, mc *Manag
 	if err := mc.Kube.ApplySecret(ctx, credentialSecret(ns, spec.Cluster.StackID, owner, cred)); err != nil {
 		return s.abandonCredential(ctx, caller, spec, cred, err)
 	}
-	s.log.InfoContext(ctx, "application credential created", "stack_id", spec.Cluster.StackID, "credential", cred.ID)
+	s.log.InfoContext(ctx, "application credential stored in the cluster's Secret", "stack_id", spec.Cluster.StackID, "credential", cred.ID)
 	return nil
 }
 
