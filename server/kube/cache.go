@@ -19,8 +19,9 @@ import (
 
 // Index names for the watch cache.
 const (
-	indexByChartCluster = "magnum-capi/chart-cluster"
-	indexByRelease      = "magnum-capi/helm-release"
+	// indexByCluster: each informer's index by namespace and the label
+	// naming the cluster (indexLabel).
+	indexByCluster = "magnum-capi/cluster"
 )
 
 // NotSyncedError is returned while the cache has not finished its first list:
@@ -60,6 +61,15 @@ type Cache struct {
 	indexers map[schema.GroupVersionKind]toolscache.Indexer
 	// copyReads deep-copies objects read from the cache (see Objects).
 	copyReads bool
+}
+
+// indexLabel is the label that names an object's cluster: the chart's, and
+// on Helm's release Secrets the release's name (the cluster's stack id).
+func indexLabel(gvk schema.GroupVersionKind) string {
+	if gvk == SecretGVK {
+		return "name"
+	}
+	return ChartClusterLabel
 }
 
 // byNamespacedLabel indexes objects by namespace and one label's value:
@@ -112,11 +122,7 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 		if err != nil {
 			return nil, fmt.Errorf("watching %s: %w", gvk.Kind, err)
 		}
-		name, label := indexByChartCluster, ChartClusterLabel
-		if gvk == SecretGVK {
-			name, label = indexByRelease, "name"
-		}
-		if err := informer.AddIndexers(toolscache.Indexers{name: byNamespacedLabel(label)}); err != nil {
+		if err := informer.AddIndexers(toolscache.Indexers{indexByCluster: byNamespacedLabel(indexLabel(gvk))}); err != nil {
 			return nil, fmt.Errorf("indexing %s: %w", gvk.Kind, err)
 		}
 		withIndexer, ok := informer.(interface{ GetIndexer() toolscache.Indexer })

@@ -69,30 +69,44 @@ func (t *interner) object(obj any) {
 			f[i] = t.str(f[i])
 		}
 	}
+	current, v1beta1 := conditionsOf(obj)
+	if current != nil {
+		*current = t.conditions(*current)
+	}
+	if v1beta1 != nil {
+		*v1beta1 = t.v1beta1(*v1beta1)
+	}
+}
+
+// conditionsOf locates a cached object's conditions: CAPI's v1beta2 ones
+// and the deprecated v1beta1 ones it still writes, or CAPO's; nil where the
+// kind has none or the object has not got them.
+func conditionsOf(obj any) (current *[]metav1.Condition, v1beta1 *clusterv1.Conditions) {
 	switch o := obj.(type) {
 	case *clusterv1.Cluster:
-		o.Status.Conditions = t.conditions(o.Status.Conditions)
 		if d := o.Status.Deprecated; d != nil && d.V1Beta1 != nil {
-			d.V1Beta1.Conditions = t.v1beta1(d.V1Beta1.Conditions)
+			v1beta1 = &d.V1Beta1.Conditions
 		}
+		return &o.Status.Conditions, v1beta1
 	case *controlplanev1.KubeadmControlPlane:
-		o.Status.Conditions = t.conditions(o.Status.Conditions)
 		if d := o.Status.Deprecated; d != nil && d.V1Beta1 != nil {
-			d.V1Beta1.Conditions = t.v1beta1(d.V1Beta1.Conditions)
+			v1beta1 = &d.V1Beta1.Conditions
 		}
+		return &o.Status.Conditions, v1beta1
 	case *clusterv1.MachineDeployment:
-		o.Status.Conditions = t.conditions(o.Status.Conditions)
 		if d := o.Status.Deprecated; d != nil && d.V1Beta1 != nil {
-			d.V1Beta1.Conditions = t.v1beta1(d.V1Beta1.Conditions)
+			v1beta1 = &d.V1Beta1.Conditions
 		}
+		return &o.Status.Conditions, v1beta1
 	case *clusterv1.Machine:
-		o.Status.Conditions = t.conditions(o.Status.Conditions)
 		if d := o.Status.Deprecated; d != nil && d.V1Beta1 != nil {
-			d.V1Beta1.Conditions = t.v1beta1(d.V1Beta1.Conditions)
+			v1beta1 = &d.V1Beta1.Conditions
 		}
+		return &o.Status.Conditions, v1beta1
 	case *OpenStackCluster:
-		o.Status.Conditions = t.v1beta1(o.Status.Conditions)
+		return nil, &o.Status.Conditions
 	}
+	return nil, nil
 }
 
 // conditions interns cs's strings and returns it without the spare

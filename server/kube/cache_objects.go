@@ -117,18 +117,11 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 // "<namespace>/<name>" (the cluster's stack id; a release's name for Helm's
 // Secrets).
 func (ch *Cache) inCluster(gvk schema.GroupVersionKind, key string) []any {
-	objs, err := ch.indexers[gvk].ByIndex(indexOf(gvk), key)
+	objs, err := ch.indexers[gvk].ByIndex(indexByCluster, key)
 	if err != nil { // only for an index that does not exist
 		return nil
 	}
 	return objs
-}
-
-func indexOf(gvk schema.GroupVersionKind) string {
-	if gvk == SecretGVK {
-		return indexByRelease
-	}
-	return indexByChartCluster
 }
 
 // copied is o itself, or with copyReads a deep copy of it.

@@ -37,22 +37,15 @@ type Manifests struct {
 	capistatus.AddonObject `json:",inline"`
 }
 
-type OpenStackClusterList struct {
+// partialList is the list kind of a partial type, which the informers
+// list with.
+type partialList[T any, P interface {
+	*T
+	runtime.Object
+}] struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []OpenStackCluster `json:"items"`
-}
-
-type HelmReleaseList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []HelmRelease `json:"items"`
-}
-
-type ManifestsList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Manifests `json:"items"`
+	Items           []T `json:"items"`
 }
 
 func (o *OpenStackCluster) DeepCopyObject() runtime.Object {
@@ -73,38 +66,14 @@ func (o *Manifests) DeepCopyObject() runtime.Object {
 	return out
 }
 
-func (l *OpenStackClusterList) DeepCopyObject() runtime.Object {
-	out := &OpenStackClusterList{TypeMeta: l.TypeMeta}
+func (l *partialList[T, P]) DeepCopyObject() runtime.Object {
+	out := &partialList[T, P]{TypeMeta: l.TypeMeta}
 	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = copyItems(l.Items)
-	return out
-}
-
-func (l *HelmReleaseList) DeepCopyObject() runtime.Object {
-	out := &HelmReleaseList{TypeMeta: l.TypeMeta}
-	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = copyItems(l.Items)
-	return out
-}
-
-func (l *ManifestsList) DeepCopyObject() runtime.Object {
-	out := &ManifestsList{TypeMeta: l.TypeMeta}
-	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = copyItems(l.Items)
-	return out
-}
-
-// copyItems deep-copies a list's items through their DeepCopyObject.
-func copyItems[T any, P interface {
-	*T
-	runtime.Object
-}](items []T) []T {
-	if items == nil {
-		return nil
-	}
-	out := make([]T, len(items))
-	for i := range items {
-		out[i] = *P(&items[i]).DeepCopyObject().(P)
+	if l.Items != nil {
+		out.Items = make([]T, len(l.Items))
+		for i := range l.Items {
+			out.Items[i] = *P(&l.Items[i]).DeepCopyObject().(P)
+		}
 	}
 	return out
 }
@@ -113,11 +82,11 @@ func copyItems[T any, P interface {
 func addPartialKinds(s *runtime.Scheme) {
 	for gvk, obj := range map[schema.GroupVersionKind]runtime.Object{
 		OpenStackClusterGVK:           &OpenStackCluster{},
-		listKind(OpenStackClusterGVK): &OpenStackClusterList{},
+		listKind(OpenStackClusterGVK): &partialList[OpenStackCluster, *OpenStackCluster]{},
 		HelmReleaseGVK:                &HelmRelease{},
-		listKind(HelmReleaseGVK):      &HelmReleaseList{},
+		listKind(HelmReleaseGVK):      &partialList[HelmRelease, *HelmRelease]{},
 		ManifestsGVK:                  &Manifests{},
-		listKind(ManifestsGVK):        &ManifestsList{},
+		listKind(ManifestsGVK):        &partialList[Manifests, *Manifests]{},
 	} {
 		s.AddKnownTypeWithName(gvk, obj)
 	}
