@@ -131,18 +131,7 @@ func (p *process) memory() (rss, hwm float64, err error) {
 // headroom that RSS includes). With dir set, the profile is kept there as
 // name, for go tool pprof.
 func (p *process) heap(dir, name string) (float64, error) {
-	get := func(query string) ([]byte, error) {
-		resp, err := http.Get("http://" + p.metrics + "/debug/pprof/" + query)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
-		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("GET /debug/pprof/%s: %s", query, resp.Status)
-		}
-		return raw, err
-	}
+	get := func(query string) ([]byte, error) { return p.get("/debug/pprof/" + query) }
 	if dir != "" {
 		// allocs: every allocation since the start (the polls' included).
 		for _, profile := range []string{"heap", "allocs"} {
@@ -183,13 +172,7 @@ func (p *process) cpuProfile(dir, name string, d time.Duration) <-chan error {
 		return done
 	}
 	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.metrics, int(d.Seconds())))
-		if err != nil {
-			done <- err
-			return
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(resp.Body)
+		raw, err := p.get(fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds())))
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, name), raw, 0o644)
 		}
@@ -203,16 +186,26 @@ func (p *process) cpuProfile(dir, name string, d time.Duration) <-chan error {
 // arrival to its answer, without the client and the socket): cumulative
 // counts by upper bound in seconds.
 func (p *process) statusHistogram() (map[float64]float64, error) {
-	resp, err := http.Get("http://" + p.metrics + "/metrics")
+	raw, err := p.get("/metrics")
+	if err != nil {
+		return nil, err
+	}
+	return parseStatusHistogram(raw)
+}
+
+// get is the body of a GET of path on the process's metrics server, which
+// must answer 200.
+func (p *process) get(path string) ([]byte, error) {
+	resp, err := http.Get("http://" + p.metrics + path)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %s", path, resp.Status)
 	}
-	return parseStatusHistogram(raw)
+	return raw, err
 }
 
 // parseStatusHistogram reads the GetClusterStatus buckets of successful
