@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/magnum-capi/magnum-capi/server/openstack"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -20,7 +22,7 @@ const (
 
 func credentialSecretName(stackID string) string { return stackID + "-cloud-credentials" }
 
-func credentialSecret(ns, stackID string, owner certs.Owner, cred Credential) *corev1.Secret {
+func credentialSecret(ns, stackID string, owner certs.Owner, cred openstack.Credential) *corev1.Secret {
 	data := map[string][]byte{cloudsYAMLKey: cred.CloudsYAML}
 	if len(cred.CACert) > 0 {
 		data[cacertKey] = cred.CACert
@@ -54,7 +56,7 @@ func (s *Service) ensureCredential(ctx context.Context, caller Caller, mc *Manag
 		return nil
 	}
 	s.sweepOrphans(ctx, caller, spec, "")
-	cred, err := s.openstack.CreateCredential(ctx, caller, spec.Cluster)
+	cred, err := s.openstack.CreateCredential(ctx, caller.identity(), spec.Cluster)
 	if err != nil {
 		return err
 	}
@@ -68,8 +70,8 @@ func (s *Service) ensureCredential(ctx context.Context, caller Caller, mc *Manag
 // abandonCredential deletes a credential just made whose Secret could not be
 // written, so it does not wait for the next sweep; cause is returned, with
 // the credential named if it could not be deleted either.
-func (s *Service) abandonCredential(ctx context.Context, caller Caller, spec Spec, cred Credential, cause error) error {
-	derr := s.openstack.DeleteCallerCredential(context.WithoutCancel(ctx), caller, spec.Cluster, CredentialRef{ID: cred.ID, Name: cred.Name})
+func (s *Service) abandonCredential(ctx context.Context, caller Caller, spec Spec, cred openstack.Credential, cause error) error {
+	derr := s.openstack.DeleteCallerCredential(context.WithoutCancel(ctx), caller.identity(), spec.Cluster, openstack.CredentialRef{ID: cred.ID, Name: cred.Name})
 	if derr != nil {
 		s.log.ErrorContext(ctx, "application credential left behind", "stack_id", spec.Cluster.StackID, "credential", cred.ID, "err", derr)
 		return fmt.Errorf("%w (and deleting application credential %s failed: %v)", cause, cred.ID, derr)
@@ -82,20 +84,20 @@ func (s *Service) abandonCredential(ctx context.Context, caller Caller, spec Spe
 // credentials that remain, by id. It is best effort: a failure to list or
 // delete is logged with the ids and does not fail the operation, whose own
 // outcome it does not change.
-func (s *Service) sweepOrphans(ctx context.Context, caller Caller, spec Spec, keep string) map[string]CredentialRef {
-	refs, err := s.openstack.CallerCredentials(ctx, caller, spec.Cluster)
+func (s *Service) sweepOrphans(ctx context.Context, caller Caller, spec Spec, keep string) map[string]openstack.CredentialRef {
+	refs, err := s.openstack.CallerCredentials(ctx, caller.identity(), spec.Cluster)
 	if err != nil {
 		s.log.WarnContext(ctx, "could not list the caller's application credentials to find orphans", "stack_id", spec.Cluster.StackID, "err", err)
 		return nil
 	}
 	sort.Slice(refs, func(i, j int) bool { return refs[i].ID < refs[j].ID })
-	remaining := map[string]CredentialRef{}
+	remaining := map[string]openstack.CredentialRef{}
 	for _, ref := range refs {
 		if ref.ID == keep {
 			remaining[ref.ID] = ref
 			continue
 		}
-		if err := s.openstack.DeleteCallerCredential(ctx, caller, spec.Cluster, ref); err != nil {
+		if err := s.openstack.DeleteCallerCredential(ctx, caller.identity(), spec.Cluster, ref); err != nil {
 			s.log.ErrorContext(ctx, "orphaned application credential left behind", "stack_id", spec.Cluster.StackID, "credential", ref.ID, "name", ref.Name, "err", err)
 			remaining[ref.ID] = ref
 			continue
@@ -128,7 +130,7 @@ func (s *Service) RotateCredential(ctx context.Context, caller Caller, spec Spec
 			return err
 		}
 		mine := s.sweepOrphans(ctx, caller, spec, oldID)
-		cred, err := s.openstack.CreateCredential(ctx, caller, spec.Cluster)
+		cred, err := s.openstack.CreateCredential(ctx, caller.identity(), spec.Cluster)
 		if err != nil {
 			return err
 		}
@@ -138,7 +140,7 @@ func (s *Service) RotateCredential(ctx context.Context, caller Caller, spec Spec
 		if oldID != "" && oldID != cred.ID {
 			var derr error
 			if ref, ok := mine[oldID]; ok {
-				derr = s.openstack.DeleteCallerCredential(ctx, caller, spec.Cluster, ref)
+				derr = s.openstack.DeleteCallerCredential(ctx, caller.identity(), spec.Cluster, ref)
 			} else {
 				derr = s.openstack.DeleteCredential(ctx, spec.Cluster, oldID)
 			}

@@ -9,23 +9,24 @@ import (
 	"testing"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/openstack"
 )
 
 // fakeKeystone holds one user's application credentials; only the calls
 // sweepOrphans makes are answered.
 type fakeKeystone struct {
 	OpenStack
-	creds     []CredentialRef
+	creds     []openstack.CredentialRef
 	listErr   error
 	refuse    map[string]bool
 	deleteLog []string
 }
 
-func (f *fakeKeystone) CallerCredentials(context.Context, Caller, helmvalues.Cluster) ([]CredentialRef, error) {
+func (f *fakeKeystone) CallerCredentials(context.Context, openstack.Caller, helmvalues.Cluster) ([]openstack.CredentialRef, error) {
 	return f.creds, f.listErr
 }
 
-func (f *fakeKeystone) DeleteCallerCredential(_ context.Context, _ Caller, _ helmvalues.Cluster, ref CredentialRef) error {
+func (f *fakeKeystone) DeleteCallerCredential(_ context.Context, _ openstack.Caller, _ helmvalues.Cluster, ref openstack.CredentialRef) error {
 	if f.refuse[ref.ID] {
 		return errors.New("keystone said no")
 	}
@@ -34,7 +35,7 @@ func (f *fakeKeystone) DeleteCallerCredential(_ context.Context, _ Caller, _ hel
 }
 
 func TestSweepOrphans(t *testing.T) {
-	creds := []CredentialRef{{ID: "c", Name: "magnum-u-3"}, {ID: "a", Name: "magnum-u-1"}, {ID: "b", Name: "magnum-u-2"}}
+	creds := []openstack.CredentialRef{{ID: "c", Name: "magnum-u-3"}, {ID: "a", Name: "magnum-u-1"}, {ID: "b", Name: "magnum-u-2"}}
 	tests := []struct {
 		name          string
 		keep          string

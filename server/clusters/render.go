@@ -16,7 +16,7 @@ type rendered struct {
 // render resolves OpenStack facts and builds the values. It writes nothing,
 // so an invalid request fails here before anything is applied.
 func (s *Service) render(ctx context.Context, caller Caller, spec Spec) (rendered, error) {
-	facts, err := s.openstack.Facts(ctx, caller, spec)
+	facts, err := s.openstack.Facts(ctx, caller.identity(), spec.objects())
 	if err != nil {
 		return rendered{}, err
 	}

@@ -20,7 +20,7 @@ import (
 // userAgent is prepended to gophercloud's, so OpenStack's logs say who asked.
 const userAgent = "magnum-capi"
 
-// Adapter implements clusters.OpenStack with gophercloud. It is safe for
+// Adapter is the OpenStack adapter, on gophercloud. It is safe for
 // concurrent use.
 type Adapter struct {
 	cfg   Config

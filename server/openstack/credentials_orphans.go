@@ -11,12 +11,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
-	"github.com/magnum-capi/magnum-capi/server/clusters"
 )
-
-// CredentialRef names an application credential without its secret.
-type CredentialRef = clusters.CredentialRef
-
 // CallerCredentials lists the caller's own application credentials named
 // for the cluster (magnum-<cluster uuid>-...), with the caller's token: a
 // sidecar that died between creating a credential and storing it in the

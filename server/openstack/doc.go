@@ -1,5 +1,7 @@
-// Package openstack is the sidecar's OpenStack adapter (gophercloud v2): it
-// implements clusters.OpenStack.
+// Package openstack is the sidecar's OpenStack adapter (gophercloud v2). Like
+// gophercloud's packages it owns its types (types.go): it takes a Caller and
+// Magnum's Objects and returns Facts and Credentials, and imports nothing of
+// the sidecar's domain.
 //
 // Two identities, never mixed:
 //

@@ -62,7 +62,7 @@ func TestFactsErrorClasses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newFakeCloud(t, tt.cfg)
 			tt.setup(c)
-			spec := Spec{
+			spec := Objects{
 				Cluster:    helmvalues.Cluster{UUID: "c0ffee00-0000-4000-8000-000000000002"},
 				Template:   helmvalues.ClusterTemplate{ImageID: c.kubeImage.ID, ExternalNetworkID: "public"},
 				NodeGroups: []helmvalues.NodeGroup{{Name: "default-worker", FlavorID: "m1.small"}},
@@ -97,7 +97,7 @@ func closedURL(t *testing.T) string {
 // on its own.
 func TestCallerTokenIsValidatedOnce(t *testing.T) {
 	c := newFakeCloud(t, Config{})
-	spec := Spec{Template: helmvalues.ClusterTemplate{ImageID: c.kubeImage.ID}}
+	spec := Objects{Template: helmvalues.ClusterTemplate{ImageID: c.kubeImage.ID}}
 	for i := 0; i < 3; i++ {
 		if _, err := c.adapter.Facts(context.Background(), c.caller, spec); err != nil {
 			t.Fatal(err)

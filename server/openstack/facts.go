@@ -16,7 +16,7 @@ import (
 // fixed network and subnet, the Cinder volume types, and (unless turned off)
 // that the node groups' flavors exist. The look-ups run concurrently; every
 // bad reference is reported at once, each a ReferenceError naming its field.
-func (a *Adapter) Facts(ctx context.Context, caller Caller, spec Spec) (Facts, error) {
+func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts, error) {
 	sess, err := a.callerSession(ctx, caller)
 	if err != nil {
 		return Facts{}, err
@@ -47,7 +47,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, spec Spec) (Facts, e
 		if err != nil {
 			return err
 		}
-		image, err = findImage(ctx, glance, "cluster_template.image_id", spec.Template.ImageID)
+		image, err = findImage(ctx, glance, "cluster_template.image_id", objs.Template.ImageID)
 		return err
 	})
 	run(func() error {
@@ -55,7 +55,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, spec Spec) (Facts, e
 		if err != nil {
 			return err
 		}
-		nets, err = resolveNetworks(ctx, neutron, spec)
+		nets, err = resolveNetworks(ctx, neutron, objs)
 		return err
 	})
 	run(func() error {
@@ -78,7 +78,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, spec Spec) (Facts, e
 			if err != nil {
 				return err
 			}
-			return checkFlavors(ctx, nova, spec, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
+			return checkFlavors(ctx, nova, objs, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
 		})
 	}
 	wg.Wait()

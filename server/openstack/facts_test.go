@@ -15,8 +15,8 @@ func TestFacts(t *testing.T) {
 		{Name: "__DEFAULT__", IsPublic: true, Description: "Default Volume Type", ExtraSpecs: map[string]string{}},
 		{Name: "ssd", IsPublic: true, ExtraSpecs: map[string]string{"RESKEY:availability_zones": "nova"}},
 	}
-	base := func() Spec {
-		return Spec{
+	base := func() Objects {
+		return Objects{
 			Cluster:  helmvalues.Cluster{UUID: "c0ffee00-0000-4000-8000-000000000001", Name: "k8s", ProjectID: testProject},
 			Template: helmvalues.ClusterTemplate{ImageID: c.kubeImage.ID},
 			NodeGroups: []helmvalues.NodeGroup{
@@ -27,7 +27,7 @@ func TestFacts(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		change func(*Spec)
+		change func(*Objects)
 		want   func(*Facts) // fields besides volume types; nil when an error is expected
 		class  string
 		errHas []string
@@ -35,63 +35,63 @@ func TestFacts(t *testing.T) {
 		{name: "image by id", want: func(f *Facts) {
 			f.Image = helmvalues.Image{ID: c.kubeImage.ID, KubeVersion: "v1.30.2", OSDistro: "ubuntu"}
 		}},
-		{name: "image by name", change: func(s *Spec) { s.Template.ImageID = "ubuntu-jammy-kube-v1.30.2" }, want: func(f *Facts) {
+		{name: "image by name", change: func(s *Objects) { s.Template.ImageID = "ubuntu-jammy-kube-v1.30.2" }, want: func(f *Facts) {
 			f.Image = helmvalues.Image{ID: c.kubeImage.ID, KubeVersion: "v1.30.2", OSDistro: "ubuntu"}
 		}},
-		{name: "image without kube_version", change: func(s *Spec) { s.Template.ImageID = c.noKubeImage.ID },
+		{name: "image without kube_version", change: func(s *Objects) { s.Template.ImageID = c.noKubeImage.ID },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", c.noKubeImage.ID, "kube_version"}},
-		{name: "ambiguous image name", change: func(s *Spec) { s.Template.ImageID = "twice" },
+		{name: "ambiguous image name", change: func(s *Objects) { s.Template.ImageID = "twice" },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", `"twice"`, "2 images", "use the id"}},
-		{name: "no such image name", change: func(s *Spec) { s.Template.ImageID = "nope" },
+		{name: "no such image name", change: func(s *Objects) { s.Template.ImageID = "nope" },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", `"nope"`, "no image"}},
-		{name: "unknown image id falls back to name and fails", change: func(s *Spec) { s.Template.ImageID = "0d1f0d1f-0000-4000-8000-000000000000" },
+		{name: "unknown image id falls back to name and fails", change: func(s *Objects) { s.Template.ImageID = "0d1f0d1f-0000-4000-8000-000000000000" },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", "0d1f0d1f-0000-4000-8000-000000000000", "no image"}},
-		{name: "another project's private image is invisible", change: func(s *Spec) { s.Template.ImageID = c.otherPrivate.ID },
+		{name: "another project's private image is invisible", change: func(s *Objects) { s.Template.ImageID = c.otherPrivate.ID },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", "no image"}},
-		{name: "image not active", change: func(s *Spec) { s.Template.ImageID = "uploading" },
+		{name: "image not active", change: func(s *Objects) { s.Template.ImageID = "uploading" },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", "queued, not active"}},
-		{name: "no image", change: func(s *Spec) { s.Template.ImageID = "" },
+		{name: "no image", change: func(s *Objects) { s.Template.ImageID = "" },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", "required"}},
-		{name: "external network by name", change: func(s *Spec) { s.Template.ExternalNetworkID = "public" }, want: func(f *Facts) {
+		{name: "external network by name", change: func(s *Objects) { s.Template.ExternalNetworkID = "public" }, want: func(f *Facts) {
 			f.ExternalNetworkID = c.public.ID
 		}},
-		{name: "external network by id", change: func(s *Spec) { s.Template.ExternalNetworkID = c.public.ID }, want: func(f *Facts) {
+		{name: "external network by id", change: func(s *Objects) { s.Template.ExternalNetworkID = c.public.ID }, want: func(f *Facts) {
 			f.ExternalNetworkID = c.public.ID
 		}},
-		{name: "internal network given as external", change: func(s *Spec) { s.Template.ExternalNetworkID = c.internal.ID },
+		{name: "internal network given as external", change: func(s *Objects) { s.Template.ExternalNetworkID = c.internal.ID },
 			class: "InvalidArgument", errHas: []string{"cluster_template.external_network_id", "not external"}},
-		{name: "internal network name given as external", change: func(s *Spec) { s.Template.ExternalNetworkID = "internal" },
+		{name: "internal network name given as external", change: func(s *Objects) { s.Template.ExternalNetworkID = "internal" },
 			class: "InvalidArgument", errHas: []string{"cluster_template.external_network_id", "no external network"}},
-		{name: "fixed network by name from the cluster", change: func(s *Spec) {
+		{name: "fixed network by name from the cluster", change: func(s *Objects) {
 			s.Template.FixedNetwork = "lab"
 			s.Cluster.FixedNetwork = "private"
 		}, want: func(f *Facts) { f.FixedNetworkID = c.private.ID }},
-		{name: "fixed network from the template", change: func(s *Spec) { s.Template.FixedNetwork = "lab" }, want: func(f *Facts) {
+		{name: "fixed network from the template", change: func(s *Objects) { s.Template.FixedNetwork = "lab" }, want: func(f *Facts) {
 			f.FixedNetworkID = c.otherNet.ID
 		}},
-		{name: "ambiguous fixed network", change: func(s *Spec) { s.Cluster.FixedNetwork = "shared" },
+		{name: "ambiguous fixed network", change: func(s *Objects) { s.Cluster.FixedNetwork = "shared" },
 			class: "InvalidArgument", errHas: []string{"cluster.fixed_network", "2 networks"}},
-		{name: "subnet by name gives its network", change: func(s *Spec) { s.Cluster.FixedSubnet = "private-subnet" }, want: func(f *Facts) {
+		{name: "subnet by name gives its network", change: func(s *Objects) { s.Cluster.FixedSubnet = "private-subnet" }, want: func(f *Facts) {
 			f.FixedNetworkID, f.FixedSubnetID = c.private.ID, c.privateSubnet.ID
 		}},
-		{name: "subnet by id within its network", change: func(s *Spec) {
+		{name: "subnet by id within its network", change: func(s *Objects) {
 			s.Template.FixedNetwork, s.Template.FixedSubnet = "private", c.privateSubnet.ID
 		}, want: func(f *Facts) { f.FixedNetworkID, f.FixedSubnetID = c.private.ID, c.privateSubnet.ID }},
-		{name: "subnet of another network", change: func(s *Spec) {
+		{name: "subnet of another network", change: func(s *Objects) {
 			s.Cluster.FixedNetwork, s.Cluster.FixedSubnet = "private", c.otherSubnet.ID
 		}, class: "InvalidArgument", errHas: []string{"cluster.fixed_subnet", "belongs to network " + c.otherNet.ID}},
-		{name: "subnet name looked up within the network", change: func(s *Spec) {
+		{name: "subnet name looked up within the network", change: func(s *Objects) {
 			s.Cluster.FixedNetwork, s.Cluster.FixedSubnet = "private", "lab-subnet"
 		}, class: "InvalidArgument", errHas: []string{"cluster.fixed_subnet", "no subnet"}},
-		{name: "unknown flavor", change: func(s *Spec) { s.NodeGroups[1].FlavorID = "m9.huge" },
+		{name: "unknown flavor", change: func(s *Objects) { s.NodeGroups[1].FlavorID = "m9.huge" },
 			class: "InvalidArgument", errHas: []string{"nodegroups[default-worker].flavor_id", "m9.huge", "no flavor"}},
-		{name: "ambiguous flavor name", change: func(s *Spec) { s.NodeGroups[0].FlavorID = "gpu" },
+		{name: "ambiguous flavor name", change: func(s *Objects) { s.NodeGroups[0].FlavorID = "gpu" },
 			class: "InvalidArgument", errHas: []string{"nodegroups[default-master].flavor_id", "2 flavors"}},
-		{name: "flavors from the cluster without node groups", change: func(s *Spec) {
+		{name: "flavors from the cluster without node groups", change: func(s *Objects) {
 			s.NodeGroups = nil
 			s.Cluster.MasterFlavorID, s.Template.FlavorID = "m1.medium", "m1.tiny"
 		}, class: "InvalidArgument", errHas: []string{"cluster_template.flavor_id", "m1.tiny"}},
-		{name: "every problem at once", change: func(s *Spec) {
+		{name: "every problem at once", change: func(s *Objects) {
 			s.Template.ImageID, s.Template.ExternalNetworkID, s.Cluster.FixedNetwork = "nope", "nowhere", "nothing"
 		}, class: "InvalidArgument", errHas: []string{"cluster_template.image_id", "cluster_template.external_network_id", "cluster.fixed_network"}},
 	}
@@ -147,7 +147,7 @@ func TestFlavorMinimums(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newFakeCloud(t, tt.cfg)
-			spec := Spec{
+			spec := Objects{
 				Template:   helmvalues.ClusterTemplate{ImageID: c.kubeImage.ID},
 				NodeGroups: []helmvalues.NodeGroup{{Name: "default-worker", FlavorID: "m1.small"}},
 			}

@@ -22,10 +22,10 @@ type flavorRef struct{ field, value string }
 // the caller (by id or name) and meets the minimums. Node groups carry their
 // flavor; without node groups the cluster's and then the template's fields
 // are used. Each distinct flavor is looked up once.
-func checkFlavors(ctx context.Context, nova *gophercloud.ServiceClient, spec Spec, min flavorMinimums) error {
+func checkFlavors(ctx context.Context, nova *gophercloud.ServiceClient, objs Objects, min flavorMinimums) error {
 	var errs []error
 	checked := map[string]error{}
-	for _, ref := range flavorRefs(spec) {
+	for _, ref := range flavorRefs(objs) {
 		err, done := checked[ref.value]
 		if !done {
 			err = checkFlavor(ctx, nova, ref.value, min)
@@ -42,19 +42,19 @@ func checkFlavors(ctx context.Context, nova *gophercloud.ServiceClient, spec Spe
 	return errors.Join(errs...)
 }
 
-func flavorRefs(spec Spec) []flavorRef {
+func flavorRefs(objs Objects) []flavorRef {
 	var refs []flavorRef
-	for _, ng := range spec.NodeGroups {
+	for _, ng := range objs.NodeGroups {
 		if ng.FlavorID != "" {
 			refs = append(refs, flavorRef{fmt.Sprintf("nodegroups[%s].flavor_id", ng.Name), ng.FlavorID})
 		}
 	}
-	if len(spec.NodeGroups) > 0 {
+	if len(objs.NodeGroups) > 0 {
 		return refs
 	}
 	for _, r := range []struct{ name, cluster, template string }{
-		{"master_flavor_id", spec.Cluster.MasterFlavorID, spec.Template.MasterFlavorID},
-		{"flavor_id", spec.Cluster.FlavorID, spec.Template.FlavorID},
+		{"master_flavor_id", objs.Cluster.MasterFlavorID, objs.Template.MasterFlavorID},
+		{"flavor_id", objs.Cluster.FlavorID, objs.Template.FlavorID},
 	} {
 		if field, value := clusterOrTemplate(r.name, r.cluster, r.template); value != "" {
 			refs = append(refs, flavorRef{field, value})

@@ -370,7 +370,7 @@ func TestFactsThroughKeystone(t *testing.T) {
 	public := fake.AddNetwork(openstackfake.Network{Name: "public", ProjectID: "admin-project", External: true})
 	fake.AddVolumeType(openstackfake.VolumeType{Name: "__DEFAULT__"})
 
-	spec := Spec{Cluster: rc.clusters, Template: helmvalues.ClusterTemplate{ImageID: "kube-1.30", ExternalNetworkID: "public"}}
+	spec := Objects{Cluster: rc.clusters, Template: helmvalues.ClusterTemplate{ImageID: "kube-1.30", ExternalNetworkID: "public"}}
 	facts, err := rc.admin.Facts(ctx, rc.caller, spec)
 	if err != nil {
 		t.Fatalf("Facts: %v", err)

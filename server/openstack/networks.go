@@ -22,19 +22,19 @@ type networkFacts struct {
 // network and subnet, the cluster's value winning over the template's.
 // A subnet without a network gives the network; with one, it must belong
 // to it.
-func resolveNetworks(ctx context.Context, neutron *gophercloud.ServiceClient, spec Spec) (networkFacts, error) {
+func resolveNetworks(ctx context.Context, neutron *gophercloud.ServiceClient, objs Objects) (networkFacts, error) {
 	var (
 		nf   networkFacts
 		errs []error
 		err  error
 	)
-	if ref := spec.Template.ExternalNetworkID; ref != "" {
+	if ref := objs.Template.ExternalNetworkID; ref != "" {
 		if nf.external, err = findExternalNetwork(ctx, neutron, "cluster_template.external_network_id", ref); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	netField, netRef := clusterOrTemplate("fixed_network", spec.Cluster.FixedNetwork, spec.Template.FixedNetwork)
-	subField, subRef := clusterOrTemplate("fixed_subnet", spec.Cluster.FixedSubnet, spec.Template.FixedSubnet)
+	netField, netRef := clusterOrTemplate("fixed_network", objs.Cluster.FixedNetwork, objs.Template.FixedNetwork)
+	subField, subRef := clusterOrTemplate("fixed_subnet", objs.Cluster.FixedSubnet, objs.Template.FixedSubnet)
 	if netRef != "" {
 		if nf.fixedNetwork, err = findNetwork(ctx, neutron, netField, netRef); err != nil {
 			errs = append(errs, err)
