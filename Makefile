@@ -41,10 +41,11 @@ generate: ## Regenerate the Go and Python code from proto/ with buf.
 	PATH="$(PROTO_TOOLS):$$PATH" buf generate
 
 .PHONY: verify
-verify: deps ## Fail if generated code is stale, buf lint fails, or a pure package imports I/O code.
+verify: deps ## Fail if generated code is stale, buf lint fails, a pure package imports I/O code or a production function is over 80 lines.
 	PATH="$(PROTO_TOOLS):$$PATH" buf lint
 	hack/verify-generated.sh "$(PROTO_TOOLS)"
 	hack/lint-imports.sh $(PURE_PACKAGES)
+	$(GO) run ./hack/funclen -max 80 ./cmd ./server ./helmvalues ./capistatus ./certs ./hack
 	$(GO) vet ./...
 
 .PHONY: go-test
@@ -60,7 +61,7 @@ BENCH_STACK = KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BENCH=1 MAGNUM_CAPI_BIN
 	$(GO) test $(BENCH_FLAGS) -timeout 60m -benchtime 1x -v
 .PHONY: bench
 bench: deps tools build ## Benchmarks: values rendering, cache reads, status at 100/1,000/2,000 clusters, create vs SSA, 200 creates at once (docs/benchmarks.md).
-	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(BENCH_FLAGS) -bench . ./helmvalues/ ./server/kube/
+	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(BENCH_FLAGS) -bench . ./helmvalues/ ./server/watchcache/
 	$(BENCH_STACK) -bench BenchmarkCreate ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkStatus ./test/bench/
 

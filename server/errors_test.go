@@ -12,6 +12,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/watchcache"
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
@@ -28,7 +29,7 @@ func TestToStatus(t *testing.T) {
 		{"chart version missing", &release.ChartNotFoundError{Source: "s", Name: "n", Version: "v"}, codes.FailedPrecondition},
 		{"release missing", &release.NotFoundError{Name: "n", Namespace: "ns"}, codes.NotFound},
 		{"lock held", &kube.LockedError{Lease: "l", Holder: "h", Err: context.DeadlineExceeded}, codes.Aborted},
-		{"cache syncing", &kube.NotSyncedError{Cluster: "default"}, codes.Unavailable},
+		{"cache syncing", &watchcache.NotSyncedError{Cluster: "default"}, codes.Unavailable},
 		{"deadline", fmt.Errorf("helm: %w", context.DeadlineExceeded), codes.DeadlineExceeded},
 		{"cancelled", context.Canceled, codes.Canceled},
 		{"already a status", status.Error(codes.ResourceExhausted, "x"), codes.ResourceExhausted},

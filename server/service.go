@@ -14,7 +14,7 @@ import (
 // (*clusters.Service implements it).
 type Clusters interface {
 	Create(ctx context.Context, caller clusters.Caller, spec clusters.Spec, cas certs.Authorities) (string, error)
-	Apply(ctx context.Context, caller clusters.Caller, spec clusters.Spec, change clusters.Change) error
+	Update(ctx context.Context, caller clusters.Caller, spec clusters.Spec, change clusters.Change) error
 	Upgrade(ctx context.Context, caller clusters.Caller, spec clusters.Spec) (string, error)
 	Delete(ctx context.Context, caller clusters.Caller, spec clusters.Spec) error
 	Status(ctx context.Context, spec clusters.Spec) (capistatus.Result, error)
@@ -53,7 +53,7 @@ func (s *Service) UpdateCluster(ctx context.Context, req *pb.UpdateClusterReques
 	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), true)); err != nil {
 		return nil, toStatus(err)
 	}
-	err := s.clusters.Apply(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()), clusters.Change{})
+	err := s.clusters.Update(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()), clusters.Change{})
 	return &pb.UpdateClusterResponse{}, toStatus(err)
 }
 
@@ -68,7 +68,7 @@ func (s *Service) ResizeCluster(ctx context.Context, req *pb.ResizeClusterReques
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	err = s.clusters.Apply(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()),
+	err = s.clusters.Update(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()),
 		clusters.Change{NodeGroupUUID: req.GetNodegroupUuid(), RemoveNodes: req.GetNodesToRemove()})
 	return &pb.ResizeClusterResponse{}, toStatus(err)
 }
@@ -92,9 +92,9 @@ func (s *Service) DeleteCluster(ctx context.Context, req *pb.DeleteClusterReques
 	return &pb.DeleteClusterResponse{}, toStatus(err)
 }
 
-// applyNodeGroup is shared by the three node group RPCs: each re-applies the
+// updateNodeGroup is shared by the three node group RPCs: each updates the
 // cluster as Magnum now describes it.
-func (s *Service) applyNodeGroup(ctx context.Context, rc *pb.RequestContext, spec *pb.ClusterSpec, uuid string) error {
+func (s *Service) updateNodeGroup(ctx context.Context, rc *pb.RequestContext, spec *pb.ClusterSpec, uuid string) error {
 	if err := checkSpec(spec, true); err != nil {
 		return err
 	}
@@ -105,21 +105,21 @@ func (s *Service) applyNodeGroup(ctx context.Context, rc *pb.RequestContext, spe
 	if ng.GetRole() == "master" {
 		return &requestError{Field: "nodegroup_uuid", Value: uuid, Expected: "a worker node group (the control plane is changed with resize or upgrade)"}
 	}
-	return s.clusters.Apply(ctx, callerFromProto(rc), specFromProto(spec), clusters.Change{NodeGroupUUID: uuid})
+	return s.clusters.Update(ctx, callerFromProto(rc), specFromProto(spec), clusters.Change{NodeGroupUUID: uuid})
 }
 
 func (s *Service) CreateNodeGroup(ctx context.Context, req *pb.CreateNodeGroupRequest) (*pb.CreateNodeGroupResponse, error) {
 	if err := checkBounds(req); err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.CreateNodeGroupResponse{}, toStatus(s.applyNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
+	return &pb.CreateNodeGroupResponse{}, toStatus(s.updateNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
 }
 
 func (s *Service) UpdateNodeGroup(ctx context.Context, req *pb.UpdateNodeGroupRequest) (*pb.UpdateNodeGroupResponse, error) {
 	if err := checkBounds(req); err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.UpdateNodeGroupResponse{}, toStatus(s.applyNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
+	return &pb.UpdateNodeGroupResponse{}, toStatus(s.updateNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
 }
 
 func (s *Service) DeleteNodeGroup(ctx context.Context, req *pb.DeleteNodeGroupRequest) (*pb.DeleteNodeGroupResponse, error) {
@@ -128,7 +128,7 @@ func (s *Service) DeleteNodeGroup(ctx context.Context, req *pb.DeleteNodeGroupRe
 	}
 	// The node group being deleted is in DELETE_IN_PROGRESS; the values
 	// leave it out, so Helm removes its MachineDeployment.
-	return &pb.DeleteNodeGroupResponse{}, toStatus(s.applyNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
+	return &pb.DeleteNodeGroupResponse{}, toStatus(s.updateNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
 }
 
 func (s *Service) GetClusterStatus(ctx context.Context, req *pb.GetClusterStatusRequest) (*pb.GetClusterStatusResponse, error) {

@@ -103,8 +103,8 @@ func TestTCPRequiresClientCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, health := New(NewService(nil), Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), TLS: tlsConfig})
-	SetServing(health, true)
+	srv, health := newGRPCServer(NewService(nil), grpcOptions{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), TLS: tlsConfig})
+	setServing(health, true)
 	lis, err := Listen("127.0.0.1:0", "")
 	if err != nil {
 		t.Fatal(err)

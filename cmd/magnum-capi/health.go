@@ -22,10 +22,6 @@ import (
 // whether it is SERVING (its watch caches synced). Container health checks
 // (Kolla's healthcheck_test, Docker's HEALTHCHECK) run it from the same
 // image, so no grpc_health_probe binary has to be shipped.
-func init() {
-	commands["health"] = command{summary: "exit 0 if the sidecar at --address is SERVING (container health checks)", run: runHealth}
-}
-
 func runHealth(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("health", flag.ContinueOnError)
 	fs.SetOutput(stderr)

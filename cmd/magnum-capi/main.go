@@ -1,9 +1,13 @@
 // Command magnum-capi is the Cluster API driver's sidecar and operator tool.
 //
 //	magnum-capi serve    the gRPC sidecar beside magnum-conductor
+//	magnum-capi health   exit 0 if a running sidecar is SERVING
 //	magnum-capi render   Magnum objects (JSON) -> openstack-cluster Helm values
 //	magnum-capi status   CAPI objects -> the Magnum status the driver would report
 //	magnum-capi version  print the version
+//
+// Each command lives in its own file (serve.go, health.go, ...); commands,
+// below, lists them all, in the order usage shows them.
 package main
 
 import (
@@ -12,7 +16,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 )
 
@@ -22,17 +25,33 @@ var version = "dev"
 // command is one subcommand. run returns the process exit code; 2 means the
 // input was invalid.
 type command struct {
+	name    string
 	summary string
 	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-// commands is filled by each subcommand's file in an init function, so adding a
-// subcommand touches only its own file.
-var commands = map[string]command{
-	"version": {summary: "print the version", run: func(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) int {
-		fmt.Fprintln(stdout, version)
-		return 0
-	}},
+// commands are every subcommand, in the order usage lists them.
+var commands = []command{
+	{name: "serve", summary: "run the gRPC sidecar beside magnum-conductor", run: runServe},
+	{name: "health", summary: "exit 0 if the sidecar at --address is SERVING (container health checks)", run: runHealth},
+	{name: "render", summary: "Magnum objects (JSON) -> openstack-cluster Helm values; --diff previews an upgrade, --deployed a change to a deployed release", run: runRender},
+	{name: "status", summary: "CAPI objects -> the Magnum status the driver would report", run: runStatus},
+	{name: "version", summary: "print the version", run: runVersion},
+}
+
+// lookup is the command called name.
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func runVersion(_ context.Context, _ []string, _ io.Reader, stdout, _ io.Writer) int {
+	fmt.Fprintln(stdout, version)
+	return 0
 }
 
 func main() {
@@ -47,7 +66,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		usage(stderr)
 		return 2
 	}
-	cmd, ok := commands[args[0]]
+	cmd, ok := lookup(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "magnum-capi: unknown command %q\n", args[0])
 		usage(stderr)
@@ -58,12 +77,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: magnum-capi <command> [flags]")
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", name, commands[name].summary)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 }

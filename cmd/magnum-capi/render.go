@@ -13,13 +13,6 @@ import (
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
-func init() {
-	commands["render"] = command{
-		summary: "Magnum objects (JSON) -> openstack-cluster Helm values; --diff previews an upgrade, --deployed a change to a deployed release",
-		run:     runRender,
-	}
-}
-
 // Exit codes of render: 0 rendered, 1 could not read a file, 2 invalid
 // input, configuration or flags. On failure the error is stdout's last line.
 const (
@@ -28,11 +21,15 @@ const (
 	exitInvalid = 2
 )
 
-// runRender prints the chart values for one input, or with --diff what
-// changes between two inputs (e.g. the cluster on its current template and on
-// the template it would be upgraded to), or with --deployed what applying the
-// input to a deployed release would change (render_deployed.go).
-func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// renderFlags are render's flags.
+type renderFlags struct {
+	input, other, deployed, deployedChart, configPath string
+	strict                                            bool
+}
+
+// parseRenderFlags reads args; errHelp when the user asked for usage.
+func parseRenderFlags(args []string, stderr io.Writer) (renderFlags, error) {
+	var f renderFlags
 	fs := flag.NewFlagSet("render", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -41,78 +38,105 @@ func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, `  {"cluster_template": {...}, "cluster": {...}, "nodegroups": [...], "image": {"id", "os_distro", "kube_version"}, "volume_types": [...], "external_network_id": "..."}`)
 		fs.PrintDefaults()
 	}
-	input := fs.String("input", "-", "input `FILE` (JSON); - reads standard input")
-	other := fs.String("diff", "", "second input `FILE`: print what changes from --input to it instead of the values")
-	deployed := fs.String("deployed", "", "the deployed release's values `FILE` (helm get values STACK_ID -n NAMESPACE -o yaml): print what applying --input to it changes, as the sidecar's RenderValues does (another driver's release is adopted, not replaced)")
-	deployedChart := fs.String("deployed-chart", "", "the deployed release's chart `VERSION` (helm list shows it); default: the version --input renders with")
-	configPath := fs.String("config", "", "driver configuration `FILE` (YAML or JSON, the helmvalues.Config fields) over the defaults")
-	strict := fs.Bool("strict-labels", false, "make unknown labels errors")
+	fs.StringVar(&f.input, "input", "-", "input `FILE` (JSON); - reads standard input")
+	fs.StringVar(&f.other, "diff", "", "second input `FILE`: print what changes from --input to it instead of the values")
+	fs.StringVar(&f.deployed, "deployed", "", "the deployed release's values `FILE` (helm get values STACK_ID -n NAMESPACE -o yaml): print what applying --input to it changes, as the sidecar's RenderValues does (another driver's release is adopted, not replaced)")
+	fs.StringVar(&f.deployedChart, "deployed-chart", "", "the deployed release's chart `VERSION` (helm list shows it); default: the version --input renders with")
+	fs.StringVar(&f.configPath, "config", "", "driver configuration `FILE` (YAML or JSON, the helmvalues.Config fields) over the defaults")
+	fs.BoolVar(&f.strict, "strict-labels", false, "make unknown labels errors")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return f, f.check()
+}
+
+// check refuses combinations of flags that cannot work.
+func (f renderFlags) check() error {
+	switch {
+	case f.input == "-" && f.other == "-":
+		return errors.New("--input and --diff cannot both read standard input")
+	case f.deployed != "" && f.other != "":
+		return errors.New("--diff and --deployed are exclusive")
+	case f.deployedChart != "" && f.deployed == "":
+		return errors.New("--deployed-chart needs --deployed")
+	case f.input == "-" && f.deployed == "-":
+		return errors.New("--input and --deployed cannot both read standard input")
+	}
+	return nil
+}
+
+// config is the values mapping's configuration: the defaults, the --config
+// file over them, --strict-labels last.
+func (f renderFlags) config() (helmvalues.Config, int, error) {
+	cfg := helmvalues.DefaultConfig()
+	if f.configPath != "" {
+		data, err := os.ReadFile(f.configPath)
+		if err != nil {
+			return cfg, exitIO, err
+		}
+		if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+			return cfg, exitInvalid, fmt.Errorf("%s: %w", f.configPath, err)
+		}
+	}
+	if f.strict {
+		cfg.StrictLabels = true
+	}
+	return cfg, exitOK, nil
+}
+
+// runRender prints the chart values for one input, or with --diff what
+// changes between two inputs (e.g. the cluster on its current template and on
+// the template it would be upgraded to), or with --deployed what applying the
+// input to a deployed release would change (render_deployed.go).
+func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintln(stdout, "error: "+helmvalues.OneLine(err))
 		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitInvalid
-		}
+	f, err := parseRenderFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitInvalid
+	}
+	if err != nil {
 		return fail(exitInvalid, err)
 	}
-	if fs.NArg() > 0 {
-		return fail(exitInvalid, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	if *input == "-" && *other == "-" {
-		return fail(exitInvalid, errors.New("--input and --diff cannot both read standard input"))
-	}
-	if *deployed != "" && *other != "" {
-		return fail(exitInvalid, errors.New("--diff and --deployed are exclusive"))
-	}
-	if *deployedChart != "" && *deployed == "" {
-		return fail(exitInvalid, errors.New("--deployed-chart needs --deployed"))
-	}
-	if *input == "-" && *deployed == "-" {
-		return fail(exitInvalid, errors.New("--input and --deployed cannot both read standard input"))
-	}
-
-	cfg := helmvalues.DefaultConfig()
-	if *configPath != "" {
-		data, err := os.ReadFile(*configPath)
-		if err != nil {
-			return fail(exitIO, err)
-		}
-		if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
-			return fail(exitInvalid, fmt.Errorf("%s: %w", *configPath, err))
-		}
-	}
-	if *strict {
-		cfg.StrictLabels = true
-	}
-
-	current, code, err := renderInput(*input, stdin, cfg)
+	cfg, code, err := f.config()
 	if err != nil {
 		return fail(code, err)
 	}
-	if *deployed != "" {
-		return renderDeployed(current, *deployed, *deployedChart, stdin, stdout, stderr)
+	current, code, err := renderInput(f.input, stdin, cfg)
+	if err != nil {
+		return fail(code, err)
 	}
-	if *other == "" {
+	switch {
+	case f.deployed != "":
+		return renderDeployed(current, f.deployed, f.deployedChart, stdin, stdout, stderr)
+	case f.other == "":
 		printWarnings(stderr, "", current.Warnings)
 		out, err := yaml.Marshal(current.Values)
 		if err != nil {
 			return fail(exitIO, err)
 		}
-		_, err = stdout.Write(out)
-		if err != nil {
+		if _, err := stdout.Write(out); err != nil {
 			return exitIO
 		}
 		return exitOK
 	}
-
-	next, code, err := renderInput(*other, stdin, cfg)
+	next, code, err := renderInput(f.other, stdin, cfg)
 	if err != nil {
 		return fail(code, err)
 	}
-	printWarnings(stderr, inputName(*input)+": ", current.Warnings)
-	printWarnings(stderr, inputName(*other)+": ", next.Warnings)
+	printWarnings(stderr, inputName(f.input)+": ", current.Warnings)
+	printWarnings(stderr, inputName(f.other)+": ", next.Warnings)
+	printDiff(stdout, current, next)
+	return exitOK
+}
+
+// printDiff writes what changes from one rendering to the next.
+func printDiff(stdout io.Writer, current, next helmvalues.Result) {
 	changes := helmvalues.DiffValues(current.Values, next.Values)
 	if current.ChartVersion != next.ChartVersion {
 		fmt.Fprintf(stdout, "~ chart version: %s -> %s\n", current.ChartVersion, next.ChartVersion)
@@ -122,7 +146,6 @@ func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	for _, c := range changes {
 		fmt.Fprintln(stdout, c.String())
 	}
-	return exitOK
 }
 
 // renderInput reads and builds one input; the code says whether a failure is

@@ -125,7 +125,7 @@ func TestRenderOutputIsValuesYAML(t *testing.T) {
 }
 
 func TestRenderIsRegistered(t *testing.T) {
-	if _, ok := commands["render"]; !ok {
+	if _, ok := lookup("render"); !ok {
 		t.Fatal("render is not a command")
 	}
 	var usage bytes.Buffer

@@ -15,10 +15,6 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/config"
 )
 
-func init() {
-	commands["serve"] = command{summary: "run the gRPC sidecar beside magnum-conductor", run: runServe}
-}
-
 // runServe reads the configuration (file, then MAGNUM_CAPI_* variables, then
 // flags; docs/configuration.md lists every option), validates all of it, and
 // runs the sidecar until SIGTERM or SIGINT.
@@ -44,10 +40,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return 2
 	}
 	log := newLogger(cfg.Log, stderr)
-	// A process-wide setting, so here rather than in server.Run (which
+	// A process-wide setting, so here rather than in server.New (which
 	// tests run inside their own processes).
 	debug.SetGCPercent(cfg.GCPercent)
-	if err := server.Run(ctx, cfg, log); err != nil {
+	sidecar, err := server.New(cfg, log)
+	if err != nil {
+		log.Error("sidecar not started", "err", err)
+		return 1
+	}
+	defer sidecar.Close()
+	if err := sidecar.Serve(ctx); err != nil {
 		log.Error("sidecar stopped", "err", err)
 		return 1
 	}

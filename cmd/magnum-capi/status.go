@@ -15,10 +15,6 @@ import (
 	"github.com/magnum-capi/magnum-capi/capistatus"
 )
 
-func init() {
-	commands["status"] = command{summary: "CAPI objects -> the Magnum status the driver would report", run: runStatus}
-}
-
 const statusUsage = `usage: magnum-capi status --from-dir DIR --magnum-status STATUS [flags]
        magnum-capi status --cluster STACK_ID --namespace NS [--kubeconfig K --context C] --magnum-status STATUS [flags]
 

@@ -10,12 +10,13 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
 
 // Live mode: `magnum-capi status --cluster NAME --namespace NS` reads the same
 // objects from the management cluster instead of a directory, once and
 // without a cache, and then answers exactly as --from-dir does. The reads are
-// the management-cluster adapter's (kube.ReadClusterObjects): the kinds and
+// the management-cluster adapter's (watchcache.ReadLive): the kinds and
 // labels the sidecar's watch cache follows.
 
 // liveReader, when set, replaces the management-cluster read (unit tests of
@@ -64,5 +65,5 @@ func (l liveFlags) readManagementCluster(ctx context.Context, namespace, cluster
 	if err != nil {
 		return nil, err
 	}
-	return mc.ReadClusterObjects(ctx, namespace, cluster)
+	return watchcache.ReadLive(ctx, mc.Client, namespace, cluster)
 }

@@ -13,32 +13,34 @@ import "context"
 // the servers), but credentials of the caller's that an interrupted create
 // or rotation left unstored are deleted now: nothing uses them, and after
 // DELETE_COMPLETE nobody would know to look.
+//
+// Idempotent: uninstalling a release already gone succeeds, and the status
+// polls that finish the deletion find whatever is left.
 func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 	if err := namedForDelete(&spec); err != nil {
 		return err
 	}
-	mc, err := s.place(ctx, spec)
+	op, err := s.at(ctx, spec)
 	if err != nil {
 		return err
 	}
-	ns := s.namespace(spec)
-	return s.withLock(ctx, mc, ns, spec, func(ctx context.Context) error {
+	return s.withLock(ctx, op, func(ctx context.Context) error {
 		if caller.AuthToken != "" {
-			id, err := s.credentialID(ctx, mc, ns, spec.Cluster.StackID)
+			id, err := s.credentialID(ctx, op)
 			if err != nil {
 				// Without the Secret's id the credential the deletion still
 				// needs would look orphaned too.
-				s.log.WarnContext(ctx, "not sweeping orphaned credentials: the cluster's credential id is unknown", "stack_id", spec.Cluster.StackID, "err", err)
+				s.log.WarnContext(ctx, "not sweeping orphaned credentials: the cluster's credential id is unknown", "stack_id", op.stackID(), "err", err)
 			} else {
 				s.sweepOrphans(ctx, caller, spec, id)
 			}
 		}
-		if err := s.releases.Uninstall(ctx, target(mc, ns, spec), spec.Cluster.StackID); err != nil {
+		if err := s.releases.Uninstall(ctx, op.target(), op.stackID()); err != nil {
 			return err
 		}
-		s.forgetApplied(spec.Cluster.StackID)
-		s.markDeleteRequested(ctx, mc, ns, spec.Cluster.StackID)
-		s.log.InfoContext(ctx, "release uninstalled", "stack_id", spec.Cluster.StackID, "namespace", ns)
+		s.forgetDeployed(op.stackID())
+		s.markDeleteRequested(ctx, op)
+		s.log.InfoContext(ctx, "release uninstalled", "stack_id", op.stackID(), "namespace", op.ns)
 		return nil
 	})
 }

@@ -33,7 +33,8 @@ const lockWaitReserve = 15 * time.Second
 //
 // If another replica takes the Lease over while fn runs (we stalled past
 // the TTL), fn's context is cancelled.
-func (s *Service) withLock(ctx context.Context, mc *ManagementCluster, ns string, spec Spec, fn func(context.Context) error) error {
+func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.Context) error) error {
+	mc, ns, spec := op.mc, op.ns, op.spec
 	if err := mc.Kube.EnsureNamespace(ctx, ns, map[string]string{
 		"app.kubernetes.io/managed-by": "magnum-capi",
 		certs.ProjectIDLabel:           clusterLabels(spec)[certs.ProjectIDLabel],

@@ -12,7 +12,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
-// Preview is a dry run of an apply: the values, and what would change.
+// Preview is a dry run of an update: the values, and what would change.
 type Preview struct {
 	ValuesYAML   string
 	Diff         string
@@ -22,7 +22,8 @@ type Preview struct {
 }
 
 // Preview renders the values the cluster would get now and compares them
-// with the deployed release (an upgrade preview for operators).
+// with the deployed release (an upgrade preview for operators). It writes
+// nothing.
 func (s *Service) Preview(ctx context.Context, caller Caller, spec Spec) (Preview, error) {
 	r, err := s.render(ctx, caller, spec)
 	if err != nil {
@@ -31,11 +32,11 @@ func (s *Service) Preview(ctx context.Context, caller Caller, spec Spec) (Previe
 	p := Preview{ChartVersion: r.chartVersion, Warnings: r.warnings}
 	var deployed *release.Release
 	if spec.Cluster.StackID != "" {
-		mc, err := s.place(ctx, spec)
+		op, err := s.at(ctx, spec)
 		if err != nil {
 			return Preview{}, err
 		}
-		prev, err := s.releases.Get(ctx, target(mc, s.namespace(spec), spec), spec.Cluster.StackID)
+		prev, err := s.releases.Get(ctx, op.target(), spec.Cluster.StackID)
 		var notFound *release.NotFoundError
 		switch {
 		case err == nil:

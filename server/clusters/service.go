@@ -29,7 +29,7 @@ type Config struct {
 type ManagementCluster struct {
 	Name  string
 	Kube  *kube.Cluster
-	Cache *kube.Cache
+	Cache WatchCache
 }
 
 // Service carries out Magnum's operations.
@@ -43,7 +43,7 @@ type Service struct {
 	openstack OpenStack
 	log       *slog.Logger
 	now       func() time.Time
-	applied   applied
+	deployed  deployed
 	deletes   deleteRequests
 }
 

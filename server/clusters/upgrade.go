@@ -13,37 +13,28 @@ import (
 // minor version (which kubeadm does not support), is refused before anything
 // changes. It returns the Kubernetes version being rolled out. It must
 // answer well within Magnum's 60 s RPC timeout: it only renders and applies.
+//
+// Idempotent: retried, it renders the same values and finds the control
+// plane already at or moving to the version, which checkUpgrade allows.
 func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec) (string, error) {
-	if spec.Cluster.StackID == "" {
-		return "", preconditionf("cluster %s has no stack_id: it was never created by this driver", spec.Cluster.UUID)
-	}
-	mc, err := s.place(ctx, spec)
+	var wanted string
+	op, err := s.prepare(ctx, caller, spec, func(op *operation) error {
+		wanted, _ = op.values.values["kubernetesVersion"].(string)
+		objs, err := op.mc.Cache.Objects(ctx, op.ns, op.stackID())
+		if err != nil {
+			return err
+		}
+		current := spec.Cluster.COEVersion
+		if objs.ControlPlane != nil && objs.ControlPlane.Spec.Version != "" {
+			current = objs.ControlPlane.Spec.Version
+		}
+		return checkUpgrade(current, wanted)
+	})
 	if err != nil {
 		return "", err
 	}
-	ns := s.namespace(spec)
-	r, err := s.render(ctx, caller, spec)
-	if err != nil {
-		return "", err
-	}
-	wanted, _ := r.values["kubernetesVersion"].(string)
-	objs, err := mc.Cache.Objects(ctx, ns, spec.Cluster.StackID)
-	if err != nil {
-		return "", err
-	}
-	current := spec.Cluster.COEVersion
-	if objs.ControlPlane != nil && objs.ControlPlane.Spec.Version != "" {
-		current = objs.ControlPlane.Spec.Version
-	}
-	if err := checkUpgrade(current, wanted); err != nil {
-		return "", err
-	}
-	ch, err := s.charts.Load(ctx, r.chartVersion)
-	if err != nil {
-		return "", err
-	}
-	err = s.withLock(ctx, mc, ns, spec, func(ctx context.Context) error {
-		return s.applyRelease(ctx, mc, ns, spec, ch, r.values, true)
+	err = s.withLock(ctx, op, func(ctx context.Context) error {
+		return s.deployRelease(ctx, op, op.values.values, true)
 	})
 	if err != nil {
 		return "", err

@@ -18,12 +18,27 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("configuration option %s=%q: %s", e.Option, e.Value, e.Problem)
 }
 
+// problems collects what is wrong with a configuration.
+type problems []error
+
+func (p *problems) bad(option, value, problem string) {
+	*p = append(*p, &OptionError{Option: option, Value: value, Problem: problem})
+}
+
 // Validate checks every option; all problems are reported together.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(option, value, problem string) {
-		errs = append(errs, &OptionError{Option: option, Value: value, Problem: problem})
-	}
+	var p problems
+	c.validateServing(p.bad)
+	c.validateFiles(p.bad)
+	c.validateManagementClusters(p.bad)
+	c.validateChart(p.bad)
+	c.validateDurations(p.bad)
+	return errors.Join(p...)
+}
+
+// validateServing checks how the sidecar serves: its listener, metrics,
+// garbage collection and logs.
+func (c Config) validateServing(bad func(option, value, problem string)) {
 	switch {
 	case strings.HasPrefix(c.Listen, "unix://"):
 		if strings.TrimPrefix(c.Listen, "unix://") == "" {
@@ -56,6 +71,10 @@ func (c Config) Validate() error {
 	default:
 		bad("log.format", c.Log.Format, "expected json or text")
 	}
+}
+
+// validateFiles checks that the files the options name can be read.
+func (c Config) validateFiles(bad func(option, value, problem string)) {
 	for _, f := range []struct{ option, path string }{{"tls.certFile", c.TLS.CertFile}, {"tls.keyFile", c.TLS.KeyFile}, {"tls.clientCAFile", c.TLS.ClientCAFile}, {"openstack.cloudsFile", c.OpenStack.CloudsFile}, {"openstack.caFile", c.OpenStack.CAFile}, {"chart.caFile", c.Chart.CAFile}} {
 		if f.path != "" {
 			if _, err := os.Stat(f.path); err != nil {
@@ -63,6 +82,11 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+}
+
+// validateManagementClusters checks where clusters are placed: the
+// namespace prefix and the management clusters, named uniquely.
+func (c Config) validateManagementClusters(bad func(option, value, problem string)) {
 	if c.NamespacePrefix == "" || len(c.NamespacePrefix) > 30 || strings.Trim(c.NamespacePrefix, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
 		bad("namespacePrefix", c.NamespacePrefix, "expected 1-30 characters of [a-z0-9-] (namespaces are <prefix>-<project id>, at most 63)")
 	}
@@ -88,6 +112,10 @@ func (c Config) Validate() error {
 	if c.DefaultManagementCluster != "" && !names[c.DefaultManagementCluster] {
 		bad("defaultManagementCluster", c.DefaultManagementCluster, "is not the name of a configured management cluster")
 	}
+}
+
+// validateChart checks the chart source and Helm's history bound.
+func (c Config) validateChart(bad func(option, value, problem string)) {
 	if c.Chart.Name == "" && !strings.HasPrefix(c.Chart.Repository, "/") {
 		bad("chart.name", c.Chart.Name, "required for a repository or registry source")
 	}
@@ -101,6 +129,10 @@ func (c Config) Validate() error {
 	if c.Helm.HistoryMax < 1 {
 		bad("helm.historyMax", fmt.Sprint(c.Helm.HistoryMax), "expected at least 1")
 	}
+}
+
+// validateDurations checks that every timeout and TTL is positive.
+func (c Config) validateDurations(bad func(option, value, problem string)) {
 	for _, d := range []struct {
 		option string
 		v      interface{ Seconds() float64 }
@@ -109,5 +141,4 @@ func (c Config) Validate() error {
 			bad(d.option, fmt.Sprint(d.v), "expected a positive duration such as 30s or 10m")
 		}
 	}
-	return errors.Join(errs...)
 }

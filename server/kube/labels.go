@@ -1,7 +1,8 @@
 package kube
 
 // Labels the openstack-cluster chart, CAPI and the addon provider put on the
-// objects of one cluster; the watch cache indexes objects by them.
+// objects of one cluster; the watch cache (server/watchcache) indexes
+// objects by the first.
 const (
 	// ChartClusterLabel is set by the chart on everything it renders, and
 	// propagated by CAPI to Machines through the machine templates.
@@ -13,8 +14,6 @@ const (
 	// DeleteMachineAnnotation makes CAPI remove that Machine first when its
 	// MachineDeployment scales down.
 	DeleteMachineAnnotation = "cluster.x-k8s.io/delete-machine"
-	// helmOwnerLabel marks Helm's release Secrets.
-	helmOwnerLabel = "owner"
 )
 
 // DeleteRequestedAnnotation records on a CAPI Cluster when Magnum last asked

@@ -10,7 +10,7 @@ import (
 )
 
 // Cache is what the metrics need from one management cluster's watch cache
-// (*kube.Cache implements it).
+// (*watchcache.Cache implements it).
 type Cache interface {
 	// Synced reports whether the first list finished.
 	Synced() bool

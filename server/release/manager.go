@@ -108,12 +108,12 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 	return cfg, nil
 }
 
-// Apply installs the release, or upgrades it with exactly these values
-// (nothing reused from earlier revisions). A revision left pending-install,
+// Deploy installs the release, or upgrades it with exactly these values
+// (nothing reused from earlier revisions): `helm upgrade --install`. A revision left pending-install,
 // pending-upgrade or pending-rollback by a crash is marked failed first, so
 // the upgrade can proceed from the last good state. The caller must hold the
 // cluster's lock: a pending revision is only stale if nobody else is working.
-func (m *Manager) Apply(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
+func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
 	operation := "upgrade"
 	defer func(start time.Time) { m.observe(operation, start, &err) }(time.Now())
 	cfg, err := m.config(t)

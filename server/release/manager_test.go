@@ -71,14 +71,14 @@ func TestManagerOnTestbed(t *testing.T) {
 			target := Target{Getter: kc.HelmGetter(ns), Namespace: ns, Labels: labels}
 			const name = "demo"
 			if tt.installed {
-				apply(t, m, target, name, values, 1)
+				deploy(t, m, target, name, values, 1)
 			}
 			if tt.crash != "" {
 				leavePending(t, kc, ns, name, tt.crash)
 			}
 			// Five more operations: each succeeds, history stays at 3.
 			for range 5 {
-				apply(t, m, target, name, values, 0)
+				deploy(t, m, target, name, values, 0)
 			}
 			cfg := new(action.Configuration)
 			if err := cfg.Init(target.Getter, ns, "secret", func(string, ...any) {}); err != nil {
@@ -144,18 +144,18 @@ func TestManagerOnTestbed(t *testing.T) {
 	}
 }
 
-func apply(t *testing.T, m *Manager, target Target, name string, values map[string]any, wantRevision int) {
+func deploy(t *testing.T, m *Manager, target Target, name string, values map[string]any, wantRevision int) {
 	t.Helper()
 	ch, err := testchart.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel, err := m.Apply(context.Background(), target, name, ch, values)
+	rel, err := m.Deploy(context.Background(), target, name, ch, values)
 	if err != nil {
-		t.Fatalf("Apply: %v", err)
+		t.Fatalf("Deploy: %v", err)
 	}
 	if rel.Status != "deployed" || (wantRevision != 0 && rel.Revision != wantRevision) {
-		t.Fatalf("Apply gave revision %d %s", rel.Revision, rel.Status)
+		t.Fatalf("Deploy gave revision %d %s", rel.Revision, rel.Status)
 	}
 }
 

@@ -48,13 +48,13 @@ func BenchmarkCreate(b *testing.B) {
 			}
 			took := time.Since(start)
 			made = append(made, c)
-			rel, ok, err := latestRelease(ctx, w.kube, ns, c.spec.Cluster.StackId)
+			rel, ok, err := latestRelease(ctx, w.kube, ns, c.Spec.Cluster.StackId)
 			if err != nil || !ok || rel.status != "deployed" {
-				b.Fatalf("release %s after CreateCluster returned: %+v (found %v, %v); want deployed", c.spec.Cluster.StackId, rel.status, ok, err)
+				b.Fatalf("release %s after CreateCluster returned: %+v (found %v, %v); want deployed", c.Spec.Cluster.StackId, rel.status, ok, err)
 			}
 			rpc = append(rpc, took)
 			if manifest == "" {
-				manifest, manifestOf = rel.manifest, c.spec.Cluster.StackId
+				manifest, manifestOf = rel.manifest, c.Spec.Cluster.StackId
 			}
 		}
 		runBaseline := func() {

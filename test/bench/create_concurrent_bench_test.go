@@ -20,6 +20,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // BenchmarkCreateConcurrent is issue 9's concurrency target: 200
@@ -40,7 +41,7 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	proto := newCluster(b, w, "concurrent", 1)
 	clusters := make([]*cluster, n)
 	for i := range clusters {
-		clusters[i] = &cluster{spec: specFor(w, fmt.Sprintf("concurrent-%03d", i), uuid.NewString(), w.stack.Info.Project.ID, 1), ctx: proto.ctx, certs: proto.certs}
+		clusters[i] = &cluster{harness.ClusterRequest{Spec: specFor(w, fmt.Sprintf("concurrent-%03d", i), uuid.NewString(), w.stack.Info.Project.ID, 1), Context: proto.Context, Certs: proto.Certs}}
 	}
 
 	w.counter.reset()
@@ -72,13 +73,13 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	}
 	notDeployed := 0
 	for _, c := range clusters {
-		if c.spec.Cluster.StackId == "" {
+		if c.Spec.Cluster.StackId == "" {
 			continue
 		}
-		rel, ok, err := latestRelease(context.Background(), w.kube, ns, c.spec.Cluster.StackId)
+		rel, ok, err := latestRelease(context.Background(), w.kube, ns, c.Spec.Cluster.StackId)
 		if err != nil || !ok || rel.status != "deployed" {
 			notDeployed++
-			b.Errorf("release %s after its create: %q (found %v, %v); want deployed", c.spec.Cluster.StackId, rel.status, ok, err)
+			b.Errorf("release %s after its create: %q (found %v, %v); want deployed", c.Spec.Cluster.StackId, rel.status, ok, err)
 		}
 	}
 	waits, leases := leaseWaits(w.counter.requests())
@@ -109,7 +110,7 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	derrs := make([]error, n)
 	slots := make(chan struct{}, deleteParallel)
 	for i, c := range clusters {
-		if c.spec.Cluster.StackId == "" {
+		if c.Spec.Cluster.StackId == "" {
 			continue
 		}
 		wg.Go(func() {
@@ -189,8 +190,8 @@ func leftovers(b *testing.B, kc client.Client, ns string, clusters []*cluster) [
 	ids := map[string]bool{}
 	uuids := map[string]bool{}
 	for _, c := range clusters {
-		ids[c.spec.Cluster.StackId] = true
-		uuids[c.spec.Cluster.Uuid] = true
+		ids[c.Spec.Cluster.StackId] = true
+		uuids[c.Spec.Cluster.Uuid] = true
 	}
 	var out []string
 	var leases coordinationv1.LeaseList

@@ -19,6 +19,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
 
 // template is a complete cluster's objects, as the watch cache reads them
@@ -35,16 +36,16 @@ type clone struct {
 }
 
 // watchedKinds are the kinds the sidecar's watch cache reads a cluster from
-// (server/kube/cache_kinds.go), at the versions it reads them.
+// (server/watchcache/kinds.go), at the versions it reads them.
 var watchedKinds = []schema.GroupVersionKind{
-	kube.ClusterGVK, kube.ControlPlaneGVK, kube.MachineDeploymentGVK, kube.MachineGVK,
-	kube.OpenStackClusterGVK, kube.HelmReleaseGVK, kube.ManifestsGVK,
+	watchcache.ClusterGVK, watchcache.ControlPlaneGVK, watchcache.MachineDeploymentGVK, watchcache.MachineGVK,
+	watchcache.OpenStackClusterGVK, watchcache.HelmReleaseGVK, watchcache.ManifestsGVK,
 }
 
 // readTemplate reads a complete cluster's watched objects.
 func readTemplate(ctx context.Context, kc client.Client, c *cluster) (*template, error) {
-	ns := helmvalues.Namespace("magnum", c.spec.Cluster.ProjectId)
-	t := &template{stackID: c.spec.Cluster.StackId, uuid: c.spec.Cluster.Uuid, project: c.spec.Cluster.ProjectId}
+	ns := helmvalues.Namespace("magnum", c.Spec.Cluster.ProjectId)
+	t := &template{stackID: c.Spec.Cluster.StackId, uuid: c.Spec.Cluster.Uuid, project: c.Spec.Cluster.ProjectId}
 	for _, gvk := range watchedKinds {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,16 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
-	"github.com/magnum-capi/magnum-capi/server"
 	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
@@ -99,53 +94,28 @@ func startWorld() (_ *world, err error) {
 		return nil, err
 	}
 
-	socket := filepath.Join(stack.Info.Dir, "magnum-capi.sock")
-	file := filepath.Join(stack.Info.Dir, "magnum-capi.yaml")
-	if err := os.WriteFile(file, []byte(sidecarConfig(stack, socket)), 0o600); err != nil {
-		return nil, err
-	}
-	sc, err := config.Load(file, nil)
+	sc, err := stack.StartSidecar(ctx, harness.SidecarOptions{Name: "bench", Configure: benchConfig, KubeTransport: w.counter.wrap})
 	if err != nil {
 		return nil, err
 	}
-	logs, err := os.Create(filepath.Join(stack.Info.Dir, "sidecar.log"))
-	if err != nil {
-		return nil, err
-	}
-	sidecarCtx, stopSidecar := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- server.Run(sidecarCtx, sc, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo})),
-			server.WithKubeTransport(w.counter.wrap))
-	}()
 	stops = append(stops, func() {
-		stopSidecar()
-		<-done
-		logs.Close()
-		keepLog(logs.Name())
+		_ = sc.Stop()
+		keepLog(sc.LogFile)
 	})
-	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return nil, err
-	}
-	stops = append(stops, func() { conn.Close() })
-	if err := waitServing(conn, done); err != nil {
-		return nil, err
-	}
-	w.driver = pb.NewDriverServiceClient(conn)
+	w.driver = sc.Driver
 	fmt.Fprintf(os.Stderr, "bench: test stack and sidecar up in %s (%s)\n", time.Since(started).Round(time.Second), stack.Info.Dir)
 	return w, nil
 }
 
-// sidecarConfig is the harness's configuration with info-level logs (debug
-// logs of thousands of polls would be most of what the sidecar does) and
-// OpenStack calls allowed 3 minutes instead of 30 s: the test Keystone is
-// one uWSGI worker, so 200 creates at once queue their application
-// credentials one behind another for longer than 30 s, which a production
-// Keystone's many workers would not.
-func sidecarConfig(stack *harness.Harness, socket string) string {
-	cfg := strings.Replace(stack.SidecarConfig(socket), "level: debug", "level: info", 1)
-	return strings.Replace(cfg, "\nopenstack:\n", "\nopenstack:\n  timeout: 3m\n", 1)
+// benchConfig is the benchmarks' change to the stack's sidecar
+// configuration: info-level logs (debug logs of thousands of polls would be
+// most of what the sidecar does) and OpenStack calls allowed 3 minutes
+// instead of 30 s: the test Keystone is one uWSGI worker, so 200 creates at
+// once queue their application credentials one behind another for longer
+// than 30 s, which a production Keystone's many workers would not.
+func benchConfig(c *config.Config) {
+	c.Log.Level = "info"
+	c.OpenStack.Timeout = 3 * time.Minute
 }
 
 // postedName is the metadata.name of the object a POST creates, in JSON or
@@ -170,28 +140,6 @@ func postedName(req *http.Request) string {
 		return ""
 	}
 	return m.GetName()
-}
-
-// waitServing polls the standard health service until the sidecar's caches
-// have synced (or the sidecar exits).
-func waitServing(conn *grpc.ClientConn, done <-chan error) error {
-	hc := healthpb.NewHealthClient(conn)
-	deadline := time.Now().Add(5 * time.Minute)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-done:
-			return fmt.Errorf("sidecar exited: %v", err)
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		resp, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: pb.DriverService_ServiceDesc.ServiceName})
-		cancel()
-		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("sidecar not SERVING after 5 minutes")
 }
 
 // requestLog records the requests a sidecar sends to the API server

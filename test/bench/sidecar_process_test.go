@@ -1,10 +1,10 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,21 +12,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-
-	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/server/config"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // process is the real magnum-capi binary serving the stack, for its RSS.
 type process struct {
-	cmd    *exec.Cmd
-	conn   *grpc.ClientConn
-	driver pb.DriverServiceClient
+	*harness.Sidecar
 	// synced is how long it took to serve (its caches listed everything).
 	synced time.Duration
 	// metrics is its metrics server, which also serves Go's profiles.
@@ -47,60 +42,26 @@ func binary(b *testing.B) string {
 	return out
 }
 
-// startProcess runs `magnum-capi serve` with the harness's configuration
-// on its own socket and waits until it serves.
+// startProcess runs `magnum-capi serve` with the benchmarks'
+// configuration, metrics and profiles on, and waits until it serves.
 func startProcess(b *testing.B, w *world, bin string) *process {
-	dir, err := os.MkdirTemp(w.stack.Info.Dir, "proc-")
-	if err != nil {
-		b.Fatal(err)
-	}
-	socket := filepath.Join(dir, "s.sock")
-	file := filepath.Join(dir, "magnum-capi.yaml")
-	metrics, err := freeAddress()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := strings.Replace(sidecarConfig(w.stack, socket), `metricsAddress: ""`, "metricsAddress: "+metrics+"\npprof: true", 1)
-	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	logs, err := os.Create(filepath.Join(dir, "sidecar.log"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := &process{cmd: exec.Command(bin, "serve", "--config", file), metrics: metrics}
-	p.cmd.Stdout, p.cmd.Stderr = logs, logs
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	start := time.Now()
-	if err := p.cmd.Start(); err != nil {
-		b.Fatalf("starting %s serve: %v", bin, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait(); logs.Close() }()
-	b.Cleanup(func() {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-done
-		}
-	})
-	if p.conn, err = grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+	sc, err := w.stack.StartSidecar(ctx, harness.SidecarOptions{Name: "proc", Binary: bin, Metrics: true, Configure: func(c *config.Config) {
+		benchConfig(c)
+		c.Pprof = true
+	}})
+	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { p.conn.Close() })
-	if err := waitServing(p.conn, done); err != nil {
-		raw, _ := os.ReadFile(logs.Name())
-		b.Fatalf("%v; its log:\n%s", err, tail(raw, 4096))
-	}
-	p.synced = time.Since(start)
-	p.driver = pb.NewDriverServiceClient(p.conn)
-	return p
+	b.Cleanup(func() { _ = sc.Stop() })
+	return &process{Sidecar: sc, synced: time.Since(start), metrics: sc.Config.MetricsAddress}
 }
 
 // memory reads VmRSS and VmHWM (peak RSS) of the process, in MiB.
 func (p *process) memory() (rss, hwm float64, err error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -111,7 +72,7 @@ func (p *process) memory() (rss, hwm float64, err error) {
 		}
 		kb, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status: %q: %w", p.cmd.Process.Pid, line, err)
+			return 0, 0, fmt.Errorf("/proc/%d/status: %q: %w", p.Pid(), line, err)
 		}
 		switch f[0] {
 		case "VmRSS:":
@@ -121,7 +82,7 @@ func (p *process) memory() (rss, hwm float64, err error) {
 		}
 	}
 	if rss == 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", p.cmd.Process.Pid)
+		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", p.Pid())
 	}
 	return rss, hwm, nil
 }
@@ -255,21 +216,4 @@ func histogramShare(before, after map[float64]float64, bound, p float64) (within
 		}
 	}
 	return within, math.Inf(1)
-}
-
-// freeAddress is a 127.0.0.1 port nothing listens on.
-func freeAddress() (string, error) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer lis.Close()
-	return lis.Addr().String(), nil
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
 }

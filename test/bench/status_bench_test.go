@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // BenchmarkStatus is issue 9's status target, at 100, 1,000 and 2,000
@@ -97,7 +98,7 @@ func BenchmarkStatus(b *testing.B) {
 			clones := load.clones[:n]
 			progress("status at %d clusters: measuring", n)
 			// The shared sidecar has seen the newest copy.
-			last := &cluster{spec: proto.Clone(clones[n-1].spec).(*pb.ClusterSpec)}
+			last := &cluster{harness.ClusterRequest{Spec: proto.Clone(clones[n-1].spec).(*pb.ClusterSpec)}}
 			if err := last.waitFor(w.driver, "CREATE_COMPLETE", 5*time.Minute); err != nil {
 				b.Fatal(err)
 			}
@@ -123,8 +124,8 @@ func BenchmarkStatus(b *testing.B) {
 				polls, p50, p99, percentile(lat, 100), len(reqs), watches)
 
 			proc := startProcess(b, w, bin)
-			lastProc := &cluster{spec: proto.Clone(clones[n-1].spec).(*pb.ClusterSpec)}
-			if err := lastProc.waitFor(proc.driver, "CREATE_COMPLETE", 5*time.Minute); err != nil {
+			lastProc := &cluster{harness.ClusterRequest{Spec: proto.Clone(clones[n-1].spec).(*pb.ClusterSpec)}}
+			if err := lastProc.waitFor(proc.Driver, "CREATE_COMPLETE", 5*time.Minute); err != nil {
 				b.Fatal(err)
 			}
 			rssSynced, _, err := proc.memory()
@@ -136,7 +137,7 @@ func BenchmarkStatus(b *testing.B) {
 				b.Fatal(err)
 			}
 			cpu := proc.cpuProfile(os.Getenv("MAGNUM_CAPI_BENCH_PROFILES"), fmt.Sprintf("cpu-%d.pprof", n), 2*time.Second)
-			plat := poll(b, proc.driver, clones, polls)
+			plat := poll(b, proc.Driver, clones, polls)
 			if err := <-cpu; err != nil {
 				b.Fatal(err)
 			}

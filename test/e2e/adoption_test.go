@@ -278,7 +278,7 @@ func contains(list []string, s string) bool {
 // parts.
 func logLines(t *testing.T, parts ...string) int {
 	t.Helper()
-	data, err := os.ReadFile(logs.Name())
+	data, err := os.ReadFile(shared.LogFile)
 	if err != nil {
 		t.Fatal(err)
 	}

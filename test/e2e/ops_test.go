@@ -8,6 +8,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // scrape fetches and parses a sidecar's /metrics, as Prometheus would.
@@ -55,8 +57,8 @@ func sample(families map[string]*dto.MetricFamily, family string, want map[strin
 
 // checkLifecycleMetrics reads the metrics of a sidecar that took a cluster
 // through create, resize and delete, and refused one empty request.
-func checkLifecycleMetrics(t *testing.T, sc *sidecar) {
-	families := scrape(t, sc.metricsURL)
+func checkLifecycleMetrics(t *testing.T, sc *harness.Sidecar) {
+	families := scrape(t, sc.MetricsURL)
 	const svc = "/magnumcapi.v1.DriverService/"
 	for _, method := range []string{"CreateCluster", "ResizeCluster", "DeleteCluster", "GetClusterStatus"} {
 		m := sample(families, "magnum_capi_rpc_duration_seconds", map[string]string{"method": svc + method, "code": "OK"})
@@ -94,7 +96,7 @@ func checkLifecycleMetrics(t *testing.T, sc *sidecar) {
 	if got := strings.Join(kinds, ","); !strings.Contains(got, "Cluster") || !strings.Contains(got, "Machine") || !strings.Contains(got, "HelmReleaseSecret") {
 		t.Errorf("magnum_capi_watch_cache_objects kinds = %s", got)
 	}
-	resp, err := http.Get(strings.TrimSuffix(sc.metricsURL, "/metrics") + "/healthz")
+	resp, err := http.Get(strings.TrimSuffix(sc.MetricsURL, "/metrics") + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}

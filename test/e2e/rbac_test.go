@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // rbacFiles are the roles operators apply to a management cluster.
@@ -36,12 +37,12 @@ func TestLeastPrivilege(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := startSidecar(t, sidecarOptions{kubeconfig: kubeconfig, waitServing: true})
+	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, Configure: withKubeconfig(kubeconfig)})
 
 	c := newCluster(t, "least-privilege", "v1.33.2", 1)
-	c.via = sc.client
+	c.via = sc.Driver
 	ctx, cancel := c.callCtx()
-	created, err := sc.client.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	created, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 	cancel()
 	if err != nil {
 		t.Fatalf("CreateCluster as the least-privileged user: %v", err)
@@ -54,7 +55,7 @@ func TestLeastPrivilege(t *testing.T) {
 	worker.NodeCount, worker.Status = 2, "UPDATE_IN_PROGRESS"
 	c.spec.Cluster.NodeCount, c.spec.Cluster.Status = 2, "UPDATE_IN_PROGRESS"
 	ctx, cancel = c.callCtx()
-	_, err = sc.client.ResizeCluster(ctx, &pb.ResizeClusterRequest{Context: c.ctx, Spec: c.spec, NodegroupUuid: worker.Uuid, NodeCount: 2})
+	_, err = sc.Driver.ResizeCluster(ctx, &pb.ResizeClusterRequest{Context: c.ctx, Spec: c.spec, NodegroupUuid: worker.Uuid, NodeCount: 2})
 	cancel()
 	if err != nil {
 		t.Fatalf("ResizeCluster as the least-privileged user: %v", err)
@@ -69,7 +70,7 @@ func TestLeastPrivilege(t *testing.T) {
 		ng.Status = "DELETE_IN_PROGRESS"
 	}
 	ctx, cancel = c.callCtx()
-	_, err = sc.client.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
+	_, err = sc.Driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
 	cancel()
 	if err != nil {
 		t.Fatalf("DeleteCluster as the least-privileged user: %v", err)
@@ -78,7 +79,7 @@ func TestLeastPrivilege(t *testing.T) {
 
 	// A refused call, for the error series.
 	ctx, cancel = c.callCtx()
-	_, err = sc.client.CreateCluster(ctx, &pb.CreateClusterRequest{})
+	_, err = sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{})
 	cancel()
 	if err == nil {
 		t.Error("an empty CreateCluster was accepted")
@@ -87,9 +88,9 @@ func TestLeastPrivilege(t *testing.T) {
 	t.Run("metrics", func(t *testing.T) { checkLifecycleMetrics(t, sc) })
 	t.Run("logs carry request ids and no secrets", func(t *testing.T) {
 		// A debug log of a whole lifecycle has hundreds of lines.
-		checkLogs(t, sc.logFile, c, secrets, 100)
+		checkLogs(t, sc.LogFile, c, secrets, 100)
 		// The shared sidecar's log so far (other tests' calls), too.
-		checkLogs(t, logs.Name(), nil, secrets, 1)
+		checkLogs(t, shared.LogFile, nil, secrets, 1)
 	})
 }
 
@@ -111,21 +112,21 @@ func TestLeastPrivilegeEveryRuleCounts(t *testing.T) {
 		// drop selects the rule to remove by its resources.
 		drop string
 		// check sees the sidecar fail without the rule.
-		check func(t *testing.T, sc *sidecar)
+		check func(t *testing.T, sc *harness.Sidecar)
 	}{
-		{name: "leases", drop: "leases", check: func(t *testing.T, sc *sidecar) {
+		{name: "leases", drop: "leases", check: func(t *testing.T, sc *harness.Sidecar) {
 			expectCreateRefused(t, sc, "leases", false)
 		}},
-		{name: "autoscaler-role", drop: "machinedeployments/scale", check: func(t *testing.T, sc *sidecar) {
+		{name: "autoscaler-role", drop: "machinedeployments/scale", check: func(t *testing.T, sc *harness.Sidecar) {
 			// Kubernetes refuses to let the sidecar create a Role granting
 			// what it does not hold itself.
 			expectCreateRefused(t, sc, "attempting to grant RBAC permissions not currently held", true)
 		}},
-		{name: "machines", drop: "machines", check: func(t *testing.T, sc *sidecar) {
+		{name: "machines", drop: "machines", check: func(t *testing.T, sc *harness.Sidecar) {
 			// The watch cache cannot list Machines, so it never syncs and
 			// the sidecar never says SERVING.
 			time.Sleep(10 * time.Second)
-			st, err := sc.healthStatus()
+			st, err := healthStatus(sc)
 			if err != nil || st != healthpb.HealthCheckResponse_NOT_SERVING {
 				t.Errorf("health without the machines rule = %v, %v; want NOT_SERVING", st, err)
 			}
@@ -139,7 +140,7 @@ func TestLeastPrivilegeEveryRuleCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tt.check(t, startSidecar(t, sidecarOptions{kubeconfig: kubeconfig, waitServing: tt.name != "machines"}))
+			tt.check(t, startSidecar(t, harness.SidecarOptions{Metrics: true, Configure: withKubeconfig(kubeconfig), WaitListening: tt.name == "machines"}))
 		})
 	}
 }
@@ -180,11 +181,11 @@ subjects: [{kind: User, apiGroup: rbac.authorization.k8s.io, name: `+user+`}]
 // fail with a Kubernetes refusal mentioning want. If the attempt got far
 // enough to leave something behind (cleanup), the shared, fully privileged
 // sidecar retries the create, which converges, and deletes the cluster.
-func expectCreateRefused(t *testing.T, sc *sidecar, want string, cleanup bool) {
+func expectCreateRefused(t *testing.T, sc *harness.Sidecar, want string, cleanup bool) {
 	t.Helper()
 	c := newCluster(t, "refused", "v1.33.2", 1)
 	ctx, cancel := c.callCtx()
-	_, err := sc.client.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	_, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 	cancel()
 	if err == nil || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), want) {
 		t.Errorf("CreateCluster without the rule: %v; want a refusal mentioning %q", err, want)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // Load through the gRPC API, as Magnum's conductor and periodic job drive
@@ -180,29 +181,8 @@ func cycle(c *cluster) (stackID string, created, gone time.Duration, err error) 
 
 // poll is waitFor without a *testing.T: every 250 ms, answers written back.
 func (c *cluster) poll(want string, timeout time.Duration) error {
-	var seen []string
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		resp, err := driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("GetClusterStatus waiting for %s: %w", want, err)
-		}
-		c.apply(resp.GetStatus())
-		st := c.spec.Cluster.Status
-		if len(seen) == 0 || seen[len(seen)-1] != st {
-			seen = append(seen, st)
-		}
-		if st == want {
-			return nil
-		}
-		if strings.HasSuffix(st, "_FAILED") || (strings.HasSuffix(st, "_COMPLETE") && st != want) {
-			return fmt.Errorf("reached %s (%s) waiting for %s; transitions %v", st, c.spec.Cluster.StatusReason, want, seen)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	return fmt.Errorf("still %s (%s) after %s waiting for %s", c.spec.Cluster.Status, c.spec.Cluster.StatusReason, timeout, want)
+	_, err := harness.WaitForStatus(driver, c.spec, want, timeout, 250*time.Millisecond)
+	return err
 }
 
 // spread summarises durations as "median m, max x".

@@ -18,6 +18,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/certs/certstest"
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // TestCARotation: rotate_ca_certificate with new material from Magnum
@@ -50,7 +51,7 @@ func TestCARotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.certs = toProto(newAuth)
+	c.certs = harness.CertificateAuthorities(newAuth)
 	rctx, cancel := callCtx()
 	_, err = driver.RotateCACertificate(rctx, &pb.RotateCACertificateRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()

@@ -46,14 +46,14 @@ func TestChartSources(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cacheDir := filepath.Join(t.TempDir(), "chart-cache")
-			peer := startPeer(t, "charts-"+tc.name, func(cfg *config.Config) {
+			peer := startSidecar(t, harness.SidecarOptions{Name: "charts-" + tc.name, Configure: func(cfg *config.Config) {
 				tc.chart(&cfg.Chart)
 				cfg.Chart.CacheDir = cacheDir
-			})
+			}})
 			c := newCluster(t, "chart-"+tc.name, "v1.33.2", 1)
-			stackID := c.create(t, peer.driver)
+			stackID := c.create(t, peer.Driver)
 			start := time.Now()
-			c.waitOn(t, peer.driver, "CREATE_COMPLETE", 3*time.Minute)
+			c.waitOn(t, peer.Driver, "CREATE_COMPLETE", 3*time.Minute)
 			t.Logf("%s: CREATE_COMPLETE after %s", tc.name, time.Since(start).Round(time.Millisecond))
 
 			revs := history(t, stack.Env.Config, projectNamespace(), stackID)
@@ -72,18 +72,18 @@ func TestChartSources(t *testing.T) {
 			// A resize loads the chart again: from the cache, not the source.
 			req := c.resizeRequest(2)
 			ctx, cancel := callCtx()
-			_, err := peer.driver.ResizeCluster(ctx, req)
+			_, err := peer.Driver.ResizeCluster(ctx, req)
 			cancel()
 			if err != nil {
 				t.Fatalf("ResizeCluster: %v", err)
 			}
-			c.waitOn(t, peer.driver, "UPDATE_COMPLETE", 3*time.Minute)
+			c.waitOn(t, peer.Driver, "UPDATE_COMPLETE", 3*time.Minute)
 			if tc.served != nil {
 				if n := tc.served(); n != served {
 					t.Errorf("the resize downloaded the chart again (%d chart requests, %d after the create), want it from the cache", n, served)
 				}
 			}
-			c.remove(t, peer.driver)
+			c.remove(t, peer.Driver)
 		})
 	}
 }

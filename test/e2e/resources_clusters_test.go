@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"sort"
 	"strconv"
@@ -36,34 +35,6 @@ func (c *cluster) create(t *testing.T, d pb.DriverServiceClient) string {
 	}
 	c.spec.Cluster.StackId = resp.GetStackId()
 	return resp.GetStackId()
-}
-
-// waitOn polls d for c's status, as Magnum's periodic job does, until want.
-func (c *cluster) waitOn(t *testing.T, d pb.DriverServiceClient, want string, timeout time.Duration) {
-	t.Helper()
-	var seen []string
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := d.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
-		cancel()
-		if err != nil {
-			t.Fatalf("GetClusterStatus: %v", err)
-		}
-		c.apply(resp.GetStatus())
-		st := c.spec.Cluster.Status
-		if len(seen) == 0 || seen[len(seen)-1] != st {
-			seen = append(seen, st)
-		}
-		if st == want {
-			return
-		}
-		if strings.HasSuffix(st, "_FAILED") || (strings.HasSuffix(st, "_COMPLETE") && st != want) {
-			t.Fatalf("cluster %s reached %s (%s) waiting for %s; transitions %v", c.spec.Cluster.Name, st, c.spec.Cluster.StatusReason, want, seen)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("cluster %s still %s (%s) after %s waiting for %s", c.spec.Cluster.Name, c.spec.Cluster.Status, c.spec.Cluster.StatusReason, timeout, want)
 }
 
 // setStatus marks the cluster and its node groups as Magnum's conductor
@@ -134,16 +105,8 @@ func statuses(revs []*helmrelease.Release) string {
 // credentials named for a cluster.
 func credentialsOf(t *testing.T, userID, clusterUUID string) []applicationcredentials.ApplicationCredential {
 	t.Helper()
-	pages, err := applicationcredentials.List(stack.Keystone.Admin(), userID, applicationcredentials.ListOpts{}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := applicationcredentials.ExtractApplicationCredentials(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []applicationcredentials.ApplicationCredential
-	for _, ac := range all {
+	for _, ac := range userCredentials(t, userID) {
 		if strings.HasPrefix(ac.Name, "magnum-"+clusterUUID+"-") {
 			out = append(out, ac)
 		}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // TestKilledSidecarRecovered: a sidecar process is SIGKILLed in the middle
@@ -33,9 +33,8 @@ func TestKilledSidecarRecovered(t *testing.T) {
 	// release record (a core Secret) is written by then, the chart's
 	// Cluster API objects are not.
 	proxy := startKubeProxy(t, stack.Env.Config)
-	socket := filepath.Join(stack.Info.Dir, "victim.sock")
-	victim := startPeerProcess(t, "victim", withKubeconfig(t, socket, proxy.kubeconfig(t, "victim")),
-		"MAGNUM_CAPI_TIMEOUTS_LOCK="+lockTTL.String())
+	victim := startSidecar(t, harness.SidecarOptions{Name: "victim", Binary: sidecarBinary(t),
+		Configure: withKubeconfig(proxy.kubeconfig(t, "victim")), Env: []string{"MAGNUM_CAPI_TIMEOUTS_LOCK=" + lockTTL.String()}})
 	trapped := proxy.arm(func(r *http.Request) bool {
 		return r.Method != http.MethodGet && strings.HasPrefix(r.URL.Path, "/apis/") &&
 			!strings.HasPrefix(r.URL.Path, "/apis/coordination.k8s.io/")
@@ -45,7 +44,7 @@ func TestKilledSidecarRecovered(t *testing.T) {
 	go func() {
 		ctx, cancel := callCtx()
 		defer cancel()
-		_, err := victim.driver.ResizeCluster(ctx, resize)
+		_, err := victim.Driver.ResizeCluster(ctx, resize)
 		callDone <- err
 	}()
 	var held *http.Request
@@ -71,7 +70,9 @@ func TestKilledSidecarRecovered(t *testing.T) {
 	}
 	deadHolder := *lease.Spec.HolderIdentity
 
-	victim.kill(t)
+	if err := victim.Kill(); err != nil {
+		t.Fatal(err)
+	}
 	killed := time.Now()
 	if err := <-callDone; err == nil {
 		t.Fatal("the killed sidecar's resize reported success")

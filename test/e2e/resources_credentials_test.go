@@ -19,6 +19,7 @@ import (
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/test/chartrepo"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // TestCredentialLifecycle, against the real Keystone: create makes one
@@ -33,10 +34,10 @@ func TestCredentialLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	withCA := startPeer(t, "private-ca", func(c *config.Config) { c.OpenStack.CAFile = repo.CAFile() })
+	withCA := startSidecar(t, harness.SidecarOptions{Name: "private-ca", Configure: func(c *config.Config) { c.OpenStack.CAFile = repo.CAFile() }})
 
 	c := newCluster(t, "creds", "v1.33.2", 1)
-	stackID := c.create(t, withCA.driver)
+	stackID := c.create(t, withCA.Driver)
 	ns := projectNamespace()
 	secret := credentialSecret(t, ns, stackID)
 	if !bytes.Equal(secret.Data["cacert"], repo.CAPEM()) {
@@ -49,7 +50,7 @@ func TestCredentialLifecycle(t *testing.T) {
 	}
 
 	ctx, cancel := callCtx()
-	_, err = withCA.driver.RotateCredential(ctx, &pb.RotateCredentialRequest{Context: c.ctx, Spec: c.spec})
+	_, err = withCA.Driver.RotateCredential(ctx, &pb.RotateCredentialRequest{Context: c.ctx, Spec: c.spec})
 	cancel()
 	if err != nil {
 		t.Fatalf("RotateCredential: %v", err)
@@ -65,8 +66,8 @@ func TestCredentialLifecycle(t *testing.T) {
 		t.Errorf("Keystone has %v for the cluster after rotation, want only %s", creds, second)
 	}
 
-	c.waitOn(t, withCA.driver, "CREATE_COMPLETE", 3*time.Minute)
-	c.remove(t, withCA.driver)
+	c.waitOn(t, withCA.Driver, "CREATE_COMPLETE", 3*time.Minute)
+	c.remove(t, withCA.Driver)
 	if inKeystone(t, second) {
 		t.Errorf("credential %s left after DELETE_COMPLETE", second)
 	}
@@ -106,7 +107,7 @@ func TestCredentialDeleteOutcomes(t *testing.T) {
 		if err := stack.Keystone.WriteCloudsYAML(cloudsFile, stack.Info.ServiceCloud, weak); err != nil {
 			t.Fatal(err)
 		}
-		unprivileged := startPeer(t, "unprivileged", func(c *config.Config) { c.OpenStack.CloudsFile = cloudsFile })
+		unprivileged := startSidecar(t, harness.SidecarOptions{Name: "unprivileged", Configure: func(c *config.Config) { c.OpenStack.CloudsFile = cloudsFile }})
 
 		c := newCluster(t, "cred-403", "v1.33.2", 1)
 		stackID := c.create(t, driver)
@@ -118,7 +119,7 @@ func TestCredentialDeleteOutcomes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.waitOn(t, unprivileged.driver, "DELETE_FAILED", 3*time.Minute)
+		c.waitOn(t, unprivileged.Driver, "DELETE_FAILED", 3*time.Minute)
 		if reason := c.spec.Cluster.StatusReason; !strings.Contains(reason, id) || !strings.Contains(reason, "403") {
 			t.Errorf("DELETE_FAILED reason %q does not name credential %s and Keystone's refusal", reason, id)
 		}
@@ -146,22 +147,24 @@ func TestOrphanedCredentialsSwept(t *testing.T) {
 	// The victim is held, and killed, at its write of the credentials
 	// Secret: Keystone has the credential, nothing records it.
 	proxy := startKubeProxy(t, stack.Env.Config)
-	socket := filepath.Join(stack.Info.Dir, "orphaner.sock")
-	victim := startPeerProcess(t, "orphaner", withKubeconfig(t, socket, proxy.kubeconfig(t, "orphaner")), "MAGNUM_CAPI_TIMEOUTS_LOCK=5s")
+	victim := startSidecar(t, harness.SidecarOptions{Name: "orphaner", Binary: sidecarBinary(t),
+		Configure: withKubeconfig(proxy.kubeconfig(t, "orphaner")), Env: []string{"MAGNUM_CAPI_TIMEOUTS_LOCK=5s"}})
 	trapped := proxy.arm(func(r *http.Request) bool {
 		return r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "-cloud-credentials")
 	})
 	go func() {
 		ctx, cancel := callCtx()
 		defer cancel()
-		_, _ = victim.driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		_, _ = victim.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 	}()
 	select {
 	case <-trapped:
 	case <-time.After(45 * time.Second):
 		t.Fatal("the victim never wrote the credentials Secret")
 	}
-	victim.kill(t)
+	if err := victim.Kill(); err != nil {
+		t.Fatal(err)
+	}
 	orphans := credentialsOf(t, stack.Info.User.ID, c.spec.Cluster.Uuid)
 	if len(orphans) != 1 {
 		t.Fatalf("after the kill Keystone has %d credentials for the cluster, want the 1 orphan", len(orphans))

@@ -66,9 +66,9 @@ func TestTwoManagementClusters(t *testing.T) {
 	// without it): the cluster stays where it is, for a sidecar that
 	// created it and for one that never saw it.
 	c.spec.ClusterTemplate.Labels["capi_management_cluster"] = "default"
-	fresh := startPeer(t, "placement", nil)
+	fresh := startSidecar(t, harness.SidecarOptions{Name: "placement"})
 	ctx, cancel = callCtx()
-	_, err = fresh.driver.ResizeCluster(ctx, c.resizeRequest(2))
+	_, err = fresh.Driver.ResizeCluster(ctx, c.resizeRequest(2))
 	cancel()
 	if err != nil {
 		t.Fatalf("resize after the label changed: %v", err)
@@ -79,13 +79,13 @@ func TestTwoManagementClusters(t *testing.T) {
 	if n := len(history(t, first.Config, ns, stackID)); n != 0 {
 		t.Errorf("the resize went to the first management cluster (%d revisions)", n)
 	}
-	c.waitOn(t, fresh.driver, "UPDATE_COMPLETE", 3*time.Minute)
+	c.waitOn(t, fresh.Driver, "UPDATE_COMPLETE", 3*time.Minute)
 	if got := len(c.nodegroup("default-worker").NodeAddresses); got != 2 {
 		t.Errorf("%d workers reported after the resize, want 2", got)
 	}
 
 	delete(c.spec.ClusterTemplate.Labels, "capi_management_cluster")
-	c.remove(t, fresh.driver)
+	c.remove(t, fresh.Driver)
 	var left corev1.SecretList
 	if err := second.Client.List(context.Background(), &left, client.InNamespace(ns), client.MatchingLabels{"magnum.openstack.org/cluster-uuid": c.spec.Cluster.Uuid}); err != nil {
 		t.Fatal(err)

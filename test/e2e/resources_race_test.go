@@ -15,6 +15,7 @@ import (
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // TestTwoSidecarsRaceOnOneCluster: two sidecars get the same create, then
@@ -23,7 +24,7 @@ import (
 // both succeed, Keystone has one application credential for the cluster,
 // and the release one revision per operation, none failed.
 func TestTwoSidecarsRaceOnOneCluster(t *testing.T) {
-	other := startPeer(t, "racer", nil)
+	other := startSidecar(t, harness.SidecarOptions{Name: "racer"})
 	ns := projectNamespace()
 	leases := watchLeases(t, stack.Env.Config, ns)
 	c := newCluster(t, "race", "v1.33.2", 1)
@@ -35,7 +36,7 @@ func TestTwoSidecarsRaceOnOneCluster(t *testing.T) {
 		resp, err := d.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 		stackIDs[i] = resp.GetStackId()
 		return err
-	}, driver, other.driver)
+	}, driver, other.Driver)
 	if stackIDs[0] != stackIDs[1] || stackIDs[0] == "" {
 		t.Fatalf("the two creates named %q and %q", stackIDs[0], stackIDs[1])
 	}
@@ -61,7 +62,7 @@ func TestTwoSidecarsRaceOnOneCluster(t *testing.T) {
 		defer cancel()
 		_, err := d.ResizeCluster(ctx, req)
 		return err
-	}, driver, other.driver)
+	}, driver, other.Driver)
 	if got := statuses(history(t, stack.Env.Config, ns, stackID)); got != "1:superseded 2:superseded 3:superseded 4:deployed" {
 		t.Errorf("release history after two resizes: %s, want one revision per operation, none failed", got)
 	}
@@ -76,7 +77,7 @@ func TestTwoSidecarsRaceOnOneCluster(t *testing.T) {
 	if ng := c.nodegroup("default-worker"); ng.NodeCount != 2 {
 		t.Errorf("workers %d after the resize, want 2", ng.NodeCount)
 	}
-	c.remove(t, other.driver)
+	c.remove(t, other.Driver)
 	if creds := credentialsOf(t, stack.Info.User.ID, c.spec.Cluster.Uuid); len(creds) != 0 {
 		t.Errorf("%d application credentials left after DELETE_COMPLETE", len(creds))
 	}
@@ -88,7 +89,7 @@ func TestTwoSidecarsRaceOnOneCluster(t *testing.T) {
 // the holder and changes nothing; once the Lease is free the waiting one
 // succeeds.
 func TestOperationsWaitOrAbort(t *testing.T) {
-	other := startPeer(t, "waiter", nil)
+	other := startSidecar(t, harness.SidecarOptions{Name: "waiter"})
 	ns := projectNamespace()
 	leases := watchLeases(t, stack.Env.Config, ns)
 	a, b := newCluster(t, "wait-a", "v1.33.2", 1), newCluster(t, "wait-b", "v1.33.2", 1)
@@ -110,7 +111,7 @@ func TestOperationsWaitOrAbort(t *testing.T) {
 	go func() {
 		ctx, cancel := callCtx()
 		defer cancel()
-		_, err := other.driver.ResizeCluster(ctx, a.resizeRequest(2))
+		_, err := other.Driver.ResizeCluster(ctx, a.resizeRequest(2))
 		waiting <- err
 	}()
 

@@ -74,8 +74,5 @@ func TestErrorsCarryNoToken(t *testing.T) {
 		t.Errorf("the error quotes the token: %v", err)
 	}
 	t.Logf("error Magnum gets: %v", err)
-	if err := logs.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	checkLogs(t, logs.Name(), c, map[string]string{"the refused token": bogus[:24]}, 1)
+	checkLogs(t, shared.LogFile, c, map[string]string{"the refused token": bogus[:24]}, 1)
 }

@@ -4,135 +4,49 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
-	"github.com/magnum-capi/magnum-capi/server"
 	"github.com/magnum-capi/magnum-capi/server/config"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
-// sidecar is a second sidecar on the test stack, apart from the package's
-// shared one, configured for one test: another Kubernetes identity, metrics
-// on, every log line kept.
-type sidecar struct {
-	client     pb.DriverServiceClient
-	health     healthpb.HealthClient
-	metricsURL string
-	logFile    string
-}
-
-type sidecarOptions struct {
-	// kubeconfig replaces the test bed's admin kubeconfig.
-	kubeconfig string
-	// waitServing false returns once the sidecar listens, without waiting
-	// for the caches to sync.
-	waitServing bool
-	// wrap, when set, wraps the sidecar's management-cluster transport
-	// (server.WithKubeTransport), e.g. to count its API requests.
-	wrap func(http.RoundTripper) http.RoundTripper
-}
-
-// startSidecar runs server.Run in process on its own socket until the test
-// ends, logging at debug level as JSON into a file.
-func startSidecar(t *testing.T, opts sidecarOptions) *sidecar {
+// startSidecar starts a sidecar on the shared stack for one test
+// (harness.StartSidecar: in process unless opts.Binary is set), stopped
+// when the test ends; a failed test logs the tail of its log.
+func startSidecar(t *testing.T, opts harness.SidecarOptions) *harness.Sidecar {
 	t.Helper()
-	dir := t.TempDir()
-	socket := filepath.Join(dir, "magnum-capi.sock")
-	metricsAddr := freeAddress(t)
-	text := stack.SidecarConfig(socket)
-	if opts.kubeconfig != "" {
-		text = strings.Replace(text, "kubeconfig: "+stack.Info.Kubeconfig, "kubeconfig: "+opts.kubeconfig, 1)
-	}
-	text = strings.Replace(text, `metricsAddress: ""`, "metricsAddress: "+metricsAddr, 1)
-	file := filepath.Join(dir, "magnum-capi.yaml")
-	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(file, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logFile := filepath.Join(dir, "sidecar.log")
-	logs, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var runOpts []server.RunOption
-	if opts.wrap != nil {
-		runOpts = append(runOpts, server.WithKubeTransport(opts.wrap))
-	}
-	go func() {
-		done <- server.Run(ctx, cfg, slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})), runOpts...)
-	}()
-	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sc, err := stack.StartSidecar(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		conn.Close()
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("sidecar stopped: %v", err)
+		if err := sc.Stop(); err != nil && opts.Binary == "" {
+			t.Errorf("sidecar %s stopped: %v", sc.Name, err)
 		}
-		logs.Close()
 		if t.Failed() {
-			tail, _ := os.ReadFile(logFile)
-			t.Logf("sidecar log (last 4 KiB):\n%s", lastBytes(tail, 4096))
+			tail, _ := os.ReadFile(sc.LogFile)
+			t.Logf("sidecar %s log %s (last 4 KiB):\n%s", sc.Name, sc.LogFile, lastBytes(tail, 4096))
 		}
 	})
-	s := &sidecar{client: pb.NewDriverServiceClient(conn), health: healthpb.NewHealthClient(conn), metricsURL: "http://" + metricsAddr + "/metrics", logFile: logFile}
-	if opts.waitServing {
-		if err := waitServing(conn, done); err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	// The socket exists once Run listens.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if _, err := os.Stat(socket); err == nil {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sidecar did not listen within a minute")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return sc
 }
 
-// freeAddress is a TCP address nothing listens on right now.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func lastBytes(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
+// withKubeconfig reaches the first management cluster through another
+// kubeconfig (another identity, or a proxy).
+func withKubeconfig(kubeconfig string) func(*config.Config) {
+	return func(c *config.Config) { c.ManagementClusters[0].Kubeconfig = kubeconfig }
 }
 
 // readObjects reads every object of the YAML files matching pattern.
@@ -175,15 +89,20 @@ func createAll(t *testing.T, objs []*unstructured.Unstructured) {
 	}
 }
 
-// healthStatus asks the sidecar's health service about DriverService.
-func (s *sidecar) healthStatus() (healthpb.HealthCheckResponse_ServingStatus, error) {
+// healthStatus asks a sidecar's health service about DriverService.
+func healthStatus(sc *harness.Sidecar) (healthpb.HealthCheckResponse_ServingStatus, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	resp, err := s.health.Check(ctx, &healthpb.HealthCheckRequest{Service: pb.DriverService_ServiceDesc.ServiceName})
+	resp, err := sc.Health.Check(ctx, &healthpb.HealthCheckRequest{Service: pb.DriverService_ServiceDesc.ServiceName})
 	if err != nil {
 		return 0, err
 	}
 	return resp.GetStatus(), nil
 }
 
-func (s *sidecar) String() string { return fmt.Sprintf("sidecar(log %s)", s.logFile) }
+func lastBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}

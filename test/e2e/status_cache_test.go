@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // TestStatusPollsMakeNoAPIRequests: a sidecar answers status, health and
@@ -24,17 +25,17 @@ import (
 // after each write of the sidecar, and never again.
 func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	counter := &requestCounter{}
-	sc := startSidecar(t, sidecarOptions{wrap: counter.wrap, waitServing: true})
+	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, KubeTransport: counter.wrap})
 	c := newCluster(t, "polls", "v1.33.2", 2)
 	ctx, cancel := callCtx()
-	created, err := sc.client.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	created, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 	cancel()
 	if err != nil {
 		t.Fatalf("CreateCluster: %v", err)
 	}
 	c.spec.Cluster.StackId = created.GetStackId()
-	t.Cleanup(func() { deleteCluster(t, sc.client, c) })
-	statusWaitFor(t, sc.client, c, "CREATE_COMPLETE", 3*time.Minute)
+	t.Cleanup(func() { deleteCluster(t, sc.Driver, c) })
+	c.waitOn(t, sc.Driver, "CREATE_COMPLETE", 3*time.Minute)
 
 	// Magnum polls a cluster in progress; the answer is complete every time.
 	polled := proto.Clone(c.spec).(*pb.ClusterSpec)
@@ -56,7 +57,7 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	start := time.Now()
 	for i := range 100 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: polled})
+		resp, err := sc.Driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: polled})
 		cancel()
 		if err != nil {
 			t.Fatalf("poll %d: %v", i, err)
@@ -68,7 +69,7 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	statusTook := time.Since(start)
 	for i := range 100 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := sc.client.GetClusterHealth(ctx, &pb.GetClusterHealthRequest{Spec: polled})
+		resp, err := sc.Driver.GetClusterHealth(ctx, &pb.GetClusterHealthRequest{Spec: polled})
 		cancel()
 		if err != nil || resp.GetHealthStatus() != "HEALTHY" {
 			t.Fatalf("health poll %d: %v %v", i, resp, err)
@@ -76,7 +77,7 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	}
 	for i := range 100 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := sc.client.GetClusterStatuses(ctx, batch)
+		resp, err := sc.Driver.GetClusterStatuses(ctx, batch)
 		cancel()
 		if err != nil || len(resp.GetResults()) != 2 || resp.GetResults()[0].GetStatus().GetStatus() != "CREATE_COMPLETE" ||
 			codes.Code(resp.GetResults()[1].GetErrorCode()) != codes.InvalidArgument {
@@ -96,13 +97,13 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	c.spec.Cluster.Status = "UPDATE_IN_PROGRESS"
 	c.nodegroup("default-worker").Status = "UPDATE_IN_PROGRESS"
 	ctx, cancel = callCtx()
-	_, err = sc.client.ResizeCluster(ctx, &pb.ResizeClusterRequest{Context: c.ctx, Spec: c.spec, NodegroupUuid: c.nodegroup("default-worker").GetUuid(), NodeCount: 3})
+	_, err = sc.Driver.ResizeCluster(ctx, &pb.ResizeClusterRequest{Context: c.ctx, Spec: c.spec, NodegroupUuid: c.nodegroup("default-worker").GetUuid(), NodeCount: 3})
 	cancel()
 	if err != nil {
 		t.Fatalf("ResizeCluster: %v", err)
 	}
 	ctx, cancel = callCtx()
-	first, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+	first, err := sc.Driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
 	cancel()
 	if err != nil {
 		t.Fatal(err)
@@ -110,14 +111,14 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	if got := first.GetStatus().GetStatus(); got != "UPDATE_IN_PROGRESS" {
 		t.Errorf("status right after the resize = %s (%s), want UPDATE_IN_PROGRESS", got, first.GetStatus().GetStatusReason())
 	}
-	statusWaitFor(t, sc.client, c, "UPDATE_COMPLETE", 3*time.Minute)
+	c.waitOn(t, sc.Driver, "UPDATE_COMPLETE", 3*time.Minute)
 	if ng := c.nodegroup("default-worker"); ng.NodeCount != 3 || len(ng.NodeAddresses) != 3 {
 		t.Errorf("default-worker after the resize: %d nodes, addresses %v", ng.NodeCount, ng.NodeAddresses)
 	}
 	counter.reset()
 	for i := range 100 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+		_, err := sc.Driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
 		cancel()
 		if err != nil {
 			t.Fatalf("poll %d after the resize: %v", i, err)
@@ -136,10 +137,10 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 func TestStatusAfterRestartWaitsForSync(t *testing.T) {
 	c := completeCluster(t)
 	reads := &readGate{open: make(chan struct{})}
-	sc := startSidecar(t, sidecarOptions{wrap: reads.wrap})
+	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, KubeTransport: reads.wrap, WaitListening: true})
 
 	// Not serving while the caches sync.
-	hc := sc.health
+	hc := sc.Health
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	var health *healthpb.HealthCheckResponse
 	var err error
@@ -156,7 +157,7 @@ func TestStatusAfterRestartWaitsForSync(t *testing.T) {
 
 	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Second)
 	start := time.Now()
-	_, err = sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+	_, err = sc.Driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
 	took := time.Since(start)
 	cancel()
 	if status.Code(err) != codes.Unavailable || !strings.Contains(status.Convert(err).Message(), "still syncing") {
@@ -177,7 +178,7 @@ func TestStatusAfterRestartWaitsForSync(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		start := time.Now()
-		resp, err := sc.client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
+		resp, err := sc.Driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
 		done <- answer{resp, err, time.Since(start)}
 	}()
 	hold := 700 * time.Millisecond
@@ -275,38 +276,13 @@ func completeCluster(t *testing.T) *cluster {
 			return
 		}
 		c.spec.Cluster.StackId = created.GetStackId()
-		statusWaitFor(t, driver, c, "CREATE_COMPLETE", 3*time.Minute)
+		c.waitOn(t, driver, "CREATE_COMPLETE", 3*time.Minute)
 		completeShared = c
 	})
 	if completeShared == nil {
 		t.Fatalf("the shared complete cluster could not be made: %s", completeFailure)
 	}
 	return completeShared
-}
-
-// statusWaitFor polls client's GetClusterStatus every 100 ms, writing the
-// answers back, until the cluster reaches want; any other final state fails.
-func statusWaitFor(t *testing.T, client pb.DriverServiceClient, c *cluster, want string, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := client.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
-		cancel()
-		if err != nil {
-			t.Fatalf("GetClusterStatus: %v", err)
-		}
-		c.apply(resp.GetStatus())
-		st := c.spec.Cluster.Status
-		if st == want {
-			return
-		}
-		if strings.HasSuffix(st, "_FAILED") || strings.HasSuffix(st, "_COMPLETE") {
-			t.Fatalf("cluster reached %s (%s) waiting for %s", st, c.spec.Cluster.StatusReason, want)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("cluster still %s (%s) after %s waiting for %s", c.spec.Cluster.Status, c.spec.Cluster.StatusReason, timeout, want)
 }
 
 // deleteCluster deletes a test's cluster and waits until it is gone, so
@@ -324,7 +300,7 @@ func deleteCluster(t *testing.T, client pb.DriverServiceClient, c *cluster) {
 		t.Errorf("DeleteCluster: %v", err)
 		return
 	}
-	statusWaitFor(t, client, c, "DELETE_COMPLETE", 3*time.Minute)
+	c.waitOn(t, client, "DELETE_COMPLETE", 3*time.Minute)
 }
 
 // requestCounter counts the requests a sidecar sends to the API server.

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,7 +9,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,7 +23,7 @@ import (
 // says from its watch cache: for a complete cluster, and for one CAPO cannot
 // finish because OpenStack refuses the load balancer for quota.
 func TestStatusLiveMatchesSidecar(t *testing.T) {
-	bin := buildCLI(t)
+	bin := sidecarBinary(t)
 
 	t.Run("complete", func(t *testing.T) {
 		c := completeCluster(t)
@@ -168,39 +166,6 @@ func liveAndSidecar(t *testing.T, bin string, spec *pb.ClusterSpec) (live, sidec
 		sidecar.NodeGroups = append(sidecar.NodeGroups, liveNodeGroup{g.GetName(), g.GetStatus(), g.GetStatusReason(), int(g.GetNodeCount()), addrs})
 	}
 	return live, sidecar
-}
-
-var (
-	cliOnce sync.Once
-	cliPath string
-	cliErr  error
-)
-
-// buildCLI builds cmd/magnum-capi once into the stack's directory.
-func buildCLI(t *testing.T) string {
-	t.Helper()
-	cliOnce.Do(func() {
-		cliPath = filepath.Join(stack.Info.Dir, "bin", "magnum-capi")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", cliPath, "github.com/magnum-capi/magnum-capi/cmd/magnum-capi").CombinedOutput()
-		if err != nil {
-			cliErr = &buildError{err: err, out: string(out)}
-		}
-	})
-	if cliErr != nil {
-		t.Fatal(cliErr)
-	}
-	return cliPath
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string {
-	return "go build ./cmd/magnum-capi: " + e.err.Error() + "\n" + e.out
 }
 
 func asJSON(v any) string {

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/magnum-capi/magnum-capi/test/keystone"
@@ -114,46 +113,9 @@ type Info struct {
 	SimulatorRules      string            `json:"simulator_rules_configmap"`
 }
 
-// SidecarConfig is a magnum-capi configuration file for this stack,
-// listening on the unix socket at socket.
-func (h *Harness) SidecarConfig(socket string) string {
-	return fmt.Sprintf(`# magnum-capi configuration for the test stack in %[1]s
-listen: unix://%[2]s
-metricsAddress: ""
-log:
-  level: debug
-  format: json
-namespacePrefix: magnum
-managementClusters:
-  - name: default
-    kubeconfig: %[3]s
-%[10]schart:
-  repository: %[4]s
-  name: %[5]s
-  version: %[6]s
-  cacheDir: %[1]s/chart-cache
-openstack:
-  cloudsFile: %[7]s
-  cloud: %[8]s
-  authURL: %[9]s
-timeouts:
-  lock: 15s
-`, h.Info.Dir, socket, h.Info.Kubeconfig, h.Info.ChartRepository, h.Info.ChartName, h.Info.ChartVersion,
-		h.Info.ServiceCloudsFile, h.Info.ServiceCloud, h.Info.AuthURL, h.secondManagementCluster())
-}
-
 func (h *Harness) secondKubeconfig() string {
 	if h.SecondEnv == nil {
 		return ""
 	}
 	return h.SecondEnv.KubeconfigPath
-}
-
-// secondManagementCluster is the second entry of managementClusters, if
-// there is a second one.
-func (h *Harness) secondManagementCluster() string {
-	if h.SecondEnv == nil {
-		return ""
-	}
-	return fmt.Sprintf("  - name: %s\n    kubeconfig: %s\n", SecondManagementClusterName, h.SecondEnv.KubeconfigPath)
 }

@@ -4,7 +4,12 @@
 // doubles. `make testbed` runs it for people; the Python tests and
 // `make demo` run it as a subprocess and read the JSON it writes.
 //
-//	testbed [-step 200ms] [-info FILE] [-socket PATH -sidecar-config FILE]
+//	testbed [-step 200ms] [-info FILE] [-socket PATH -sidecar-config FILE] [-sidecar BIN]
+//
+// With -sidecar, it also runs the magnum-capi binary BIN as the stack's
+// sidecar (harness.StartSidecar, as every Go test does) and serves an HTTP
+// API that starts and stops more (sidecars.go); the info JSON then has the
+// sidecar's address and the API's URL.
 package main
 
 import (
@@ -26,17 +31,26 @@ func main() {
 	socket := flag.String("socket", "", "the unix socket a sidecar should listen on (for -sidecar-config)")
 	sidecarConfig := flag.String("sidecar-config", "", "write a magnum-capi configuration for this stack here")
 	dir := flag.String("dir", "", "keep the stack's files here (default: a temporary directory)")
+	sidecarBin := flag.String("sidecar", "", "run this magnum-capi binary as the stack's sidecar, and serve the sidecars API")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *step, *infoFile, *socket, *sidecarConfig, *dir); err != nil {
+	if err := run(ctx, *step, *infoFile, *socket, *sidecarConfig, *dir, *sidecarBin); err != nil {
 		fmt.Fprintln(os.Stderr, "testbed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, step time.Duration, infoFile, socket, sidecarConfig, dir string) error {
+// stackInfo is what the info JSON holds: the stack's Info and, with
+// -sidecar, the sidecar and the sidecars API.
+type stackInfo struct {
+	harness.Info
+	Sidecar     *sidecarInfo `json:"sidecar,omitempty"`
+	SidecarsURL string       `json:"sidecars_url,omitempty"`
+}
+
+func run(ctx context.Context, step time.Duration, infoFile, socket, sidecarConfig, dir, sidecarBin string) error {
 	start := time.Now()
 	startCtx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	h, err := harness.Start(startCtx, harness.Options{Step: step, Dir: dir})
@@ -53,11 +67,24 @@ func run(ctx context.Context, step time.Duration, infoFile, socket, sidecarConfi
 		if socket == "" {
 			socket = h.Info.Dir + "/magnum-capi.sock"
 		}
-		if err := os.WriteFile(sidecarConfig, []byte(h.SidecarConfig(socket)), 0o600); err != nil {
+		if err := h.WriteSidecarConfig(sidecarConfig, socket); err != nil {
 			return err
 		}
 	}
-	info, err := json.MarshalIndent(h.Info, "", "  ")
+	si := stackInfo{Info: h.Info}
+	if sidecarBin != "" {
+		s := &sidecars{h: h, binary: sidecarBin, running: map[string]*harness.Sidecar{}}
+		defer s.stopAll()
+		first, err := s.start(ctx, "sidecar", nil)
+		if err != nil {
+			return err
+		}
+		si.Sidecar = &first
+		if si.SidecarsURL, err = serveSidecars(ctx, s); err != nil {
+			return err
+		}
+	}
+	info, err := json.MarshalIndent(si, "", "  ")
 	if err != nil {
 		return err
 	}

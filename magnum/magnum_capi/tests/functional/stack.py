@@ -3,7 +3,10 @@
 The stack is test/cmd/testbed (a real kube-apiserver with the Cluster API
 CRDs and conversion, the CAPI simulator, a chart repository, a real Keystone
 and OpenStack API doubles); the sidecar is the real `magnum-capi serve`
-binary on a unix socket. Both start once per test process and stop at exit.
+binary on a unix socket, which the test bed starts with the same starter
+(test/harness) and typed configuration as every Go test. More sidecars are
+started and stopped through the test bed's sidecars API. Both start once
+per test process and stop at exit.
 """
 
 import atexit
@@ -14,8 +17,9 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 
-import grpc
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), *[".."] * 4))
 # Read at import: Magnum's test base points tempfile at a per-test directory
@@ -63,52 +67,33 @@ def _tail(path, lines=40):
         return "\n--- %s ---\n%s" % (path, "".join(f.readlines()[-lines:]))
 
 
-def _health_serving(address):
-    """grpc.health.v1.Health/Check for DriverService, without generated
-    stubs (Debian ships none for the health service): the request is field 1
-    (service name), SERVING is status 1."""
-    service = b"magnumcapi.v1.DriverService"
-    request = b"\n" + bytes([len(service)]) + service
-    try:
-        with grpc.insecure_channel(address) as ch:
-            check = ch.unary_unary(
-                "/grpc.health.v1.Health/Check",
-                request_serializer=lambda b: b,
-                response_deserializer=lambda b: b,
-            )
-            return check(request, timeout=1) == b"\x08\x01"
-    except grpc.RpcError:
-        return False
-
-
 class Stack:
     def __init__(self, step="100ms"):
         self.dir = tempfile.mkdtemp(prefix="magnum-capi-pytest-", dir=_TMP)
-        self.socket = os.path.join(self.dir, "magnum-capi.sock")
-        self.address = "unix://" + self.socket
-        self.config_file = os.path.join(self.dir, "magnum-capi.yaml")
         self.info_file = os.path.join(self.dir, "info.json")
         self.testbed_log = os.path.join(self.dir, "testbed.log")
-        self.sidecar_log = os.path.join(self.dir, "sidecar.log")
         self._procs = []
         bindir = os.path.join(self.dir, "bin")
         os.makedirs(bindir)
         testbed = _binary("MAGNUM_CAPI_TESTBED_BIN", "./test/cmd/testbed", "testbed", bindir)
-        self.sidecar_bin = _binary("MAGNUM_CAPI_BIN", "./cmd/magnum-capi", "magnum-capi", bindir)
+        sidecar_bin = _binary("MAGNUM_CAPI_BIN", "./cmd/magnum-capi", "magnum-capi", bindir)
         env = dict(_ENV, MAGNUM_CAPI_REPO=REPO)
         self.testbed = self._start(
             [testbed, "-step", step, "-dir", os.path.join(self.dir, "stack"),
-             "-info", self.info_file, "-socket", self.socket,
-             "-sidecar-config", self.config_file],
+             "-info", self.info_file, "-sidecar", sidecar_bin],
             self.testbed_log, env,
         )
-        _wait_for(lambda: os.path.exists(self.info_file), 900, "the test stack",
+        _wait_for(lambda: os.path.exists(self.info_file), 900, "the test stack and its sidecar",
                   self.testbed, self.testbed_log)
         with open(self.info_file) as f:
             self.info = json.load(f)
-        self.sidecar = None
+        self._sidecars_url = self.info["sidecars_url"]
+        self._use(self.info["sidecar"])
         self._extra = {}
-        self.start_sidecar()
+
+    def _use(self, sidecar):
+        self.address = sidecar["address"]
+        self.sidecar_log = sidecar["log"]
 
     def _start(self, args, log, env=None):
         out = open(log, "ab")
@@ -118,11 +103,22 @@ class Stack:
         self._procs.append(proc)
         return proc
 
+    def _sidecars(self, method, name, body=None, query=""):
+        """One call of the test bed's sidecars API (test/cmd/testbed/sidecars.go)."""
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request("%s/sidecars/%s%s" % (self._sidecars_url, name, query),
+                                     data=data, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=180) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as e:
+            raise StackError("%s sidecar %s: %s %s" % (method, name, e.code, e.read().decode(errors="replace")))
+        return json.loads(raw) if raw else None
+
     def start_sidecar(self):
-        self.sidecar = self._start(
-            [self.sidecar_bin, "serve", "--config", self.config_file], self.sidecar_log)
-        _wait_for(lambda: _health_serving(self.address), 120, "the sidecar to serve",
-                  self.sidecar, self.sidecar_log)
+        """Start the shared sidecar again (after stop_sidecar); returns once
+        it serves."""
+        self._use(self._sidecars("POST", "sidecar", {}))
 
     def extra_sidecar(self, name, env):
         """The address of a second sidecar on the same stack, started on
@@ -130,21 +126,13 @@ class Stack:
         (e.g. short timeouts.*), so that tests needing it leave the shared
         sidecar's configuration alone."""
         if name not in self._extra:
-            socket = os.path.join(self.dir, name + ".sock")
-            log = os.path.join(self.dir, "sidecar-%s.log" % name)
-            env = dict(_ENV, MAGNUM_CAPI_LISTEN="unix://" + socket, **env)
-            proc = self._start([self.sidecar_bin, "serve", "--config", self.config_file], log, env)
-            address = "unix://" + socket
-            _wait_for(lambda: _health_serving(address), 120, "the %s sidecar to serve" % name, proc, log)
-            self._extra[name] = address
+            self._extra[name] = self._sidecars("POST", name, {"env": env})["address"]
         return self._extra[name]
 
     def stop_sidecar(self, sig=signal.SIGTERM):
-        """Stop (or with SIGKILL, kill) the sidecar, as an operator or a
-        crash would."""
-        if self.sidecar and self.sidecar.poll() is None:
-            self.sidecar.send_signal(sig)
-            self.sidecar.wait(60)
+        """Stop (or with SIGKILL, kill) the shared sidecar, as an operator or
+        a crash would."""
+        self._sidecars("DELETE", "sidecar", query="?signal=" + ("KILL" if sig == signal.SIGKILL else "TERM"))
 
     def kubectl(self, *args):
         return subprocess.run(

@@ -1,0 +1,23 @@
+package clusters
+
+import (
+	"context"
+
+	"github.com/magnum-capi/magnum-capi/capistatus"
+)
+
+// Health derives Magnum's health status from the watch cache.
+func (s *Service) Health(ctx context.Context, spec Spec) (capistatus.Health, error) {
+	if spec.Cluster.StackID == "" {
+		return capistatus.Health{Status: "UNKNOWN", Reasons: map[string]string{"api": "the cluster has no release"}}, nil
+	}
+	op, err := s.at(ctx, spec)
+	if err != nil {
+		return capistatus.Health{}, err
+	}
+	objs, snap, err := s.observe(ctx, op)
+	if err != nil {
+		return capistatus.Health{}, err
+	}
+	return capistatus.DeriveHealth(s.statusRequest(spec, objs), snap), nil
+}

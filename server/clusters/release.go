@@ -1,0 +1,43 @@
+package clusters
+
+import (
+	"context"
+	"errors"
+
+	"github.com/magnum-capi/magnum-capi/server/release"
+)
+
+// target is where the cluster's release lives, with the labels every
+// object of it carries.
+func (op *operation) target() release.Target {
+	return release.Target{Getter: op.mc.Kube.HelmGetter(op.ns), Namespace: op.ns, Labels: clusterLabels(op.spec)}
+}
+
+// deployRelease installs or upgrades the cluster's release with values and
+// op's chart. With carry, a CA-rotation marker in the deployed values is
+// kept, so this change does not roll every machine again, and a release
+// another driver installed is adopted (adoption.go). The caller holds the
+// cluster's Lease.
+func (s *Service) deployRelease(ctx context.Context, op *operation, values map[string]any, carry bool) error {
+	t := op.target()
+	if carry {
+		prev, err := s.releases.Get(ctx, t, op.stackID())
+		var notFound *release.NotFoundError
+		switch {
+		case err == nil:
+			carryMachineMetadata(prev.Values, values, caRotationKey)
+		case !errors.As(err, &notFound):
+			return err
+		}
+	}
+	values, err := s.adoptValues(ctx, t, op.stackID(), op.chart, values, carry)
+	if err != nil {
+		return err
+	}
+	rel, err := s.releases.Deploy(ctx, t, op.stackID(), op.chart, values)
+	if err != nil {
+		return err
+	}
+	s.rememberDeployed(op.stackID(), rel.Revision)
+	return nil
+}

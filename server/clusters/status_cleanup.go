@@ -1,0 +1,49 @@
+package clusters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/magnum-capi/magnum-capi/capistatus"
+)
+
+// cleanupDeleted removes what the driver made outside the release once
+// Cluster API has deleted everything: the application credential (with the
+// sidecar's own identity; the periodic sync has no user token) and every
+// Secret labelled with the cluster's uuid (credentials and CAs, the StackHPC
+// driver's included). It is idempotent: a later poll finds nothing left.
+func (s *Service) cleanupDeleted(ctx context.Context, op *operation) error {
+	spec := op.spec
+	id, err := s.credentialID(ctx, op)
+	if err != nil {
+		return err
+	}
+	if id != "" {
+		if err := s.openstack.DeleteCredential(ctx, spec.Cluster, id); err != nil {
+			return fmt.Errorf("deleting application credential %s: %w", id, err)
+		}
+	}
+	n, err := op.mc.Kube.DeleteSecrets(ctx, op.ns, map[string]string{"magnum.openstack.org/cluster-uuid": spec.Cluster.UUID})
+	if err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "cluster deleted; cleaned up", "stack_id", spec.Cluster.StackID, "secrets", n, "credential", id)
+	return nil
+}
+
+// deleteCleanupResult keeps a cluster whose cleanup failed out of
+// DELETE_COMPLETE (Magnum would then forget it and what leaked with it):
+// in progress while the failure may pass, failed when it needs an operator.
+func deleteCleanupResult(res capistatus.Result, err error) capistatus.Result {
+	res.Status = statusDeleteInProgress
+	var permanent interface{ FailedPrecondition() bool }
+	if errors.As(err, &permanent) && permanent.FailedPrecondition() {
+		res.Status = statusDeleteFailed
+	}
+	res.StatusReason = "Cluster API resources are gone, but cleaning up failed: " + err.Error()
+	for i := range res.NodeGroups {
+		res.NodeGroups[i].Status = res.Status
+	}
+	return res
+}

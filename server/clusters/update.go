@@ -1,0 +1,35 @@
+package clusters
+
+import "context"
+
+// Change says what an update asks for beyond "re-apply the cluster as
+// Magnum now describes it".
+type Change struct {
+	// NodeGroupUUID is the node group being resized or changed.
+	NodeGroupUUID string
+	// RemoveNodes are machines to remove first when NodeGroupUUID shrinks.
+	RemoveNodes []string
+}
+
+// Update re-renders the cluster from Magnum's current description and
+// upgrades its release: update_cluster, resize_cluster and the node group
+// operations all come down to this. Machines named in RemoveNodes are marked
+// for removal first, so Cluster API deletes those and not others.
+//
+// Idempotent: the values are a function of Magnum's description, and
+// marking a machine again changes nothing; a retry makes one more release
+// revision with the same values.
+func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change Change) error {
+	op, err := s.prepare(ctx, caller, spec, nil)
+	if err != nil {
+		return err
+	}
+	return s.withLock(ctx, op, func(ctx context.Context) error {
+		if len(change.RemoveNodes) > 0 {
+			if err := s.markForRemoval(ctx, op, change); err != nil {
+				return err
+			}
+		}
+		return s.deployRelease(ctx, op, op.values.values, true)
+	})
+}

@@ -1,0 +1,170 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+
+	"github.com/magnum-capi/magnum-capi/capistatus"
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/clusters"
+	"github.com/magnum-capi/magnum-capi/server/config"
+	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/metrics"
+	"github.com/magnum-capi/magnum-capi/server/openstack"
+	"github.com/magnum-capi/magnum-capi/server/release"
+	"github.com/magnum-capi/magnum-capi/server/watchcache"
+)
+
+// Sidecar is an assembled sidecar (as etcd's StartEtcd returns a handle):
+// every adapter built from a validated configuration and the gRPC listener
+// open, nothing running yet. Serve runs it until its context ends; Close
+// releases what New opened, when Serve never ran.
+type Sidecar struct {
+	cfg     config.Config
+	log     *slog.Logger
+	metrics *metrics.Metrics
+	caches  []*watchcache.Cache
+	charts  *release.Charts
+	grpc    *grpc.Server
+	health  *health.Server
+	lis     net.Listener
+	// ready is true while every watch cache has synced and the sidecar
+	// serves (the metrics server's /healthz).
+	ready  atomic.Bool
+	served atomic.Bool
+}
+
+// New assembles the sidecar from cfg (config.Load validated it): the
+// management clusters' clients and watch caches, the chart source, the
+// OpenStack adapter, the domain service and the gRPC server on its
+// listener. It talks to nothing: an API server, repository or Keystone
+// that is down at start is met later, by the calls that need it.
+func New(cfg config.Config, log *slog.Logger, opts ...Option) (_ *Sidecar, err error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := &Sidecar{cfg: cfg, log: log, metrics: metrics.New()}
+	mgmt, err := s.connect(o)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := s.domain(mgmt)
+	if err != nil {
+		return nil, err
+	}
+	tlsConfig, err := serverTLS(cfg.TLS)
+	if err != nil {
+		return nil, err
+	}
+	s.grpc, s.health = newGRPCServer(NewService(svc), grpcOptions{
+		Log: log, TLS: tlsConfig, ObserveTransition: s.metrics.ObserveTransition,
+		Observe: func(method string, code codes.Code, elapsed time.Duration) {
+			s.metrics.ObserveRPC(method, code.String(), elapsed)
+		},
+	})
+	if s.lis, err = Listen(cfg.Listen, cfg.SocketGroup); err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+	}
+	return s, nil
+}
+
+// connect builds each management cluster's clients and watch cache.
+func (s *Sidecar) connect(o options) ([]*clusters.ManagementCluster, error) {
+	var mgmt []*clusters.ManagementCluster
+	for _, mc := range s.cfg.ManagementClusters {
+		rc, err := kube.LoadRESTConfig(mc.Kubeconfig, mc.Context)
+		if err != nil {
+			return nil, err
+		}
+		if o.wrapKube != nil {
+			rc.Wrap(o.wrapKube)
+		}
+		kc, err := kube.Connect(mc.Name, rc)
+		if err != nil {
+			return nil, err
+		}
+		cache, err := watchcache.New(kc, s.log)
+		if err != nil {
+			return nil, err
+		}
+		s.metrics.AddCache(mc.Name, cache)
+		s.caches = append(s.caches, cache)
+		mgmt = append(mgmt, &clusters.ManagementCluster{Name: mc.Name, Kube: kc, Cache: cache})
+	}
+	return mgmt, nil
+}
+
+// domain builds the chart source, the Helm and OpenStack adapters and the
+// service carrying out Magnum's operations over them.
+func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service, error) {
+	cfg := s.cfg
+	var err error
+	s.charts, err = release.NewCharts(release.Source{
+		Repository: cfg.Chart.Repository, Name: cfg.Chart.Name, CAFile: cfg.Chart.CAFile,
+		Username: cfg.Chart.Username, Password: cfg.Chart.Password, PlainHTTP: cfg.Chart.PlainHTTP,
+	}, release.CacheOptions{Dir: cfg.Chart.CacheDir, IndexTTL: cfg.Chart.IndexTTL}, s.log)
+	if err != nil {
+		return nil, err
+	}
+	openStack, err := openstack.New(openstack.Config{
+		CloudsFile: cfg.OpenStack.CloudsFile, Cloud: cfg.OpenStack.Cloud, AuthURL: cfg.OpenStack.AuthURL,
+		Region: cfg.OpenStack.Region, Interface: cfg.OpenStack.Interface, CAFile: cfg.OpenStack.CAFile, Timeout: cfg.OpenStack.Timeout,
+	}, s.log)
+	if err != nil {
+		return nil, err
+	}
+	hostname, _ := os.Hostname()
+	valuesCfg := helmvalues.DefaultConfig()
+	valuesCfg.DefaultChartVersion = cfg.Chart.Version
+	valuesCfg.StrictLabels = cfg.Values.StrictLabels
+	return clusters.New(clusters.Config{
+		NamespacePrefix: cfg.NamespacePrefix,
+		Holder:          fmt.Sprintf("%s-%d-%d", hostname, os.Getpid(), time.Now().UnixNano()%1e6),
+		LockTTL:         cfg.Timeouts.Lock,
+		Values:          valuesCfg,
+		Status: capistatus.Config{
+			UpdateTimeout: cfg.Timeouts.Update, DeleteTimeout: cfg.Timeouts.Delete,
+			DefaultCreateTimeout: cfg.Timeouts.DefaultCreate, AddonFailureGrace: cfg.Timeouts.AddonFailureGrace,
+		},
+	}, clusters.Deps{
+		ManagementClusters: mgmt,
+		Default:            cfg.DefaultManagementCluster,
+		Releases:           release.NewManager(release.Options{HistoryMax: cfg.Helm.HistoryMax, Timeout: cfg.Helm.Timeout, Observe: s.metrics.ObserveHelm}, s.log),
+		Charts:             s.charts,
+		OpenStack:          openStack,
+		Log:                s.log,
+	})
+}
+
+// Close releases the listener (and its unix socket) when Serve never ran;
+// after Serve it does nothing, Serve having released it.
+func (s *Sidecar) Close() error {
+	if s.served.Swap(true) {
+		return nil
+	}
+	err := s.lis.Close()
+	s.removeSocket()
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// removeSocket removes the unix socket file, so the next start finds no
+// stale one.
+func (s *Sidecar) removeSocket() {
+	if path, ok := strings.CutPrefix(s.cfg.Listen, "unix://"); ok {
+		_ = os.Remove(path)
+	}
+}
