@@ -12,8 +12,8 @@ import (
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
-	"github.com/magnum-capi/magnum-capi/server/watchcache"
 	"github.com/magnum-capi/magnum-capi/server/release"
+	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
 
 func TestToStatus(t *testing.T) {

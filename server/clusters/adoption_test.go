@@ -39,7 +39,7 @@ func TestNoticeAdoption(t *testing.T) {
 		{"a-1", adopted, ""},
 		{"m-3", managed, ""},
 		{"n-4", &watchcache.Objects{Release: watchcache.ReleaseRecord{Exists: true}}, ""}, // no Cluster yet
-		{"n-5", objects(nil, false), ""},                                      // no release (being deleted)
+		{"n-5", objects(nil, false), ""}, // no release (being deleted)
 		{"n-6", nil, ""},
 	}
 	var buf bytes.Buffer

@@ -12,6 +12,7 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
+
 // CallerCredentials lists the caller's own application credentials named
 // for the cluster (magnum-<cluster uuid>-...), with the caller's token: a
 // sidecar that died between creating a credential and storing it in the
