@@ -34,7 +34,7 @@ tools: ## Build (once per version) kube-apiserver, etcd, buf and the protoc plug
 build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin/testbed (the test stack) and bin/stackhpc-install (a cluster installed as the StackHPC driver does).
 	$(GO) build -o $(BIN)/magnum-capi ./cmd/magnum-capi
 	$(GO) build -o $(BIN)/testbed ./test/cmd/testbed
-	$(GO) build -o $(BIN)/stackhpc-install ./test/e2e/testdata/stackhpc/cmd
+	$(GO) build -o $(BIN)/stackhpc-install ./test/cmd/stackhpc-install
 
 .PHONY: generate
 generate: ## Regenerate the Go and Python code from proto/ with buf.

@@ -23,7 +23,7 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
-	"github.com/magnum-capi/magnum-capi/test/e2e/testdata/stackhpc"
+	"github.com/magnum-capi/magnum-capi/test/stackhpc"
 	"github.com/magnum-capi/magnum-capi/test/testchart"
 )
 

@@ -2,7 +2,7 @@
 made, switched to this driver (Magnum 15 picks the driver from the
 template's server_type/os_distro/coe, so the template now names ours).
 
-The StackHPC side is test/e2e/testdata/stackhpc/cmd (bin/stackhpc-install):
+The StackHPC side is test/cmd/stackhpc-install (bin/stackhpc-install):
 it installs the cluster as that driver does (its release name, namespace,
 Secrets applied as field manager "magnum", application credential, values
 document, the chart installed by Helm). Magnum's records are written as that
@@ -62,7 +62,7 @@ class AdoptionTest(base.FunctionalTestCase):
         # MAGNUM_CAPI_STACKHPC_INSTALL_BIN names it).
         cls._bindir = tempfile.mkdtemp(prefix="stackhpc-install-", dir=stack_mod._TMP)
         cls.install_bin = stack_mod._binary(
-            "MAGNUM_CAPI_STACKHPC_INSTALL_BIN", "./test/e2e/testdata/stackhpc/cmd",
+            "MAGNUM_CAPI_STACKHPC_INSTALL_BIN", "./test/cmd/stackhpc-install",
             "stackhpc-install", cls._bindir)
 
     @classmethod

@@ -6,8 +6,8 @@
 // names them, and its values document (values.yaml.tmpl) installed with the
 // Helm SDK as field manager "helm", the helm CLI it runs.
 //
-// It is test data, not product code: test/e2e imports it and the Python
-// functional tests run cmd/ (go build ./test/e2e/testdata/stackhpc/cmd).
+// It is test code, not product code: test/e2e imports it and the Python
+// functional tests run test/cmd/stackhpc-install (make build builds it).
 package stackhpc
 
 import (

@@ -1,8 +1,8 @@
-// Command cmd installs a cluster as the StackHPC magnum-capi-helm driver
+// Command stackhpc-install installs a cluster as the StackHPC magnum-capi-helm driver
 // does (package stackhpc), for tests outside Go: the Python functional tests
-// build it (go build ./test/e2e/testdata/stackhpc/cmd) and run
+// build it (go build ./test/cmd/stackhpc-install) and run
 //
-//	cmd -kubeconfig FILE [-wait 3m] < cluster.json > installed.json
+//	stackhpc-install -kubeconfig FILE [-wait 3m] < cluster.json > installed.json
 //
 // cluster.json is a stackhpc.Cluster; installed.json a stackhpc.Installed.
 // With -wait it returns once the simulator has brought the cluster up.
@@ -16,7 +16,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/magnum-capi/magnum-capi/test/e2e/testdata/stackhpc"
+	"github.com/magnum-capi/magnum-capi/test/stackhpc"
 )
 
 func main() {
