@@ -12,9 +12,12 @@ BIN := $(CURDIR)/bin
 # and cached outside the repository by test/tools/build.sh.
 ASSETS = $(shell test/tools/build.sh kube)
 PROTO_TOOLS = $(shell test/tools/build.sh proto)
-# 30m: the end-to-end suite and the static build of deploy/Dockerfile's test can
-# outlast go test's default 10m per package on a busy two-core machine.
-GO_TEST_FLAGS ?= -count=1 -timeout 30m
+# 30m: the end-to-end suite can outlast go test's default 10m per package on
+# a busy two-core machine. -shuffle=on: no test may depend on another's
+# leftovers or on running first.
+GO_TEST_FLAGS ?= -count=1 -shuffle=on -timeout 30m
+# What `magnum-capi version` prints (the image stamps it the same way).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 PURE_PACKAGES := ./helmvalues/... ./capistatus/... ./certs/...
 
 .PHONY: help
@@ -32,7 +35,7 @@ tools: ## Build (once per version) kube-apiserver, etcd, buf and the protoc plug
 
 .PHONY: build
 build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin/testbed (the test stack) and bin/stackhpc-install (a cluster installed as the StackHPC driver does).
-	$(GO) build -o $(BIN)/magnum-capi ./cmd/magnum-capi
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/magnum-capi ./cmd/magnum-capi
 	$(GO) build -o $(BIN)/testbed ./test/cmd/testbed
 	$(GO) build -o $(BIN)/stackhpc-install ./test/cmd/stackhpc-install
 
@@ -48,9 +51,11 @@ verify: deps ## Fail if generated code is stale, buf lint fails, a pure package 
 	$(GO) run ./hack/funclen -max 80 ./cmd ./server ./helmvalues ./capistatus ./certs ./hack
 	$(GO) vet ./...
 
+# The tests that run the sidecar binary (end to end, deploy/'s version
+# stamp) use the one make build built instead of building their own.
 .PHONY: go-test
-go-test: ## Go tests (unit, test bed, end-to-end).
-	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(GO_TEST_FLAGS) ./...
+go-test: build ## Go tests (unit, test bed, end-to-end).
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_VERSION="$(VERSION)" $(GO) test $(GO_TEST_FLAGS) ./...
 
 # Benchmarks run only here, never in go-test: the stack benchmarks of
 # test/bench need MAGNUM_CAPI_BENCH=1 (go test ./... only compiles them).
