@@ -121,7 +121,7 @@ func TestReliabilityAPIServerRestart(t *testing.T) {
 	if got, want := strings.Join(names, " "), "-ca -cloud-credentials -etcd -proxy -sa"; got != want {
 		t.Errorf("the cluster's Secrets: %s, want %s", got, want)
 	}
-	fp := driverFootprint(t)
+	fp := footprintOf(t, c.owner())
 	for _, k := range fp.of(stackID, c.spec.Cluster.Uuid) {
 		if strings.HasPrefix(k, harness.SecondManagementClusterName+" ") {
 			t.Errorf("an object of the cluster in the second management cluster: %s", k)
@@ -141,7 +141,7 @@ func TestReliabilityAPIServerRestart(t *testing.T) {
 	}
 
 	c.remove(t, driver)
-	if left := driverFootprint(t).of(stackID, c.spec.Cluster.Uuid); len(left) > 0 {
+	if left := footprintOf(t, c.owner()).of(stackID, c.spec.Cluster.Uuid); len(left) > 0 {
 		t.Errorf("left after DELETE_COMPLETE:\n%s", strings.Join(left, "\n"))
 	}
 }

@@ -20,8 +20,9 @@ import (
 // the fix in server/clusters (namedForDelete) such a delete did nothing and
 // DELETE_COMPLETE left a whole cluster behind.
 func TestReliabilityCreateDeadline(t *testing.T) {
-	before := driverFootprint(t)
 	c := newCluster(t, "deadline", "v1.33.2", 1)
+	// Its stack_id is never returned: its uuid names what it made.
+	before := footprintOf(t, c.owner())
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
 	cancel()
@@ -29,7 +30,7 @@ func TestReliabilityCreateDeadline(t *testing.T) {
 	// is dropped all the same (a reply lost on the way is the same case).
 	t.Logf("the create answered %v", status.Code(err))
 	time.Sleep(time.Second)
-	made := before.changes(driverFootprint(t))
+	made := before.changes(footprintOf(t, c.owner()))
 	t.Logf("the interrupted create left:\n%s", strings.Join(made, "\n"))
 
 	c.spec.Cluster.Status, c.spec.Cluster.StatusReason = "CREATE_FAILED", "deadline exceeded"
@@ -44,7 +45,7 @@ func TestReliabilityCreateDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	var leaked []string
-	for _, change := range before.changes(driverFootprint(t)) {
+	for _, change := range before.changes(footprintOf(t, c.owner())) {
 		// The project's namespace is shared and kept.
 		if !(strings.HasPrefix(change, "added ") && strings.Contains(change, " Namespace ")) {
 			leaked = append(leaked, change)

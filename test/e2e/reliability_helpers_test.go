@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,24 +17,46 @@ import (
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/magnum-capi/magnum-capi/certs"
+	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
-// What the reliability tests compare: everything the driver could have
-// written, in every management cluster and in Keystone.
+// What the reliability tests compare: what the operation under test could
+// have written, and nothing else, so that another cluster's objects (one
+// the controllers are still converging, one a previous test is deleting)
+// cannot make a footprint change.
 
-// footprint maps "<management cluster> <kind> <namespace>/<name>" to the
-// object's resourceVersion (application credentials: to their id).
+// footprint maps "<management cluster> <kind> <namespace>/<name>" to what
+// the driver could have changed of the object: nothing but existence for
+// namespaces and Leases; for Secrets (the driver's own, Helm's release
+// records) a digest of their labels, annotations and data, which the
+// controllers that adopt them (ownerReferences) do not touch; for CAPI
+// Clusters their generation (Helm's writes of the spec) and the driver's
+// delete-requested annotation, not the status the controllers write; for
+// application credentials their id.
 type footprint map[string]string
 
-// driverFootprint records the namespaces, the Secrets (Helm's release
-// records among them), Leases and CAPI Clusters of the driver's namespaces
-// (prefix "magnum-") in both management clusters, and the stack user's
-// application credentials. kube-system is left out on purpose: the API
-// server renews its own Leases there every few seconds.
-func driverFootprint(t *testing.T) footprint {
+// owner names a cluster whose objects a footprint records: its uuid, and
+// its stack_id once it has one.
+type owner struct{ stackID, uuid string }
+
+func (c *cluster) owner() owner { return owner{c.spec.Cluster.StackId, c.spec.Cluster.Uuid} }
+
+// owns: obj is the cluster's, by its uuid label or (objects the
+// controllers make, e.g. the kubeconfig Secret) its stack_id in the name.
+func (o owner) owns(obj client.Object) bool {
+	if o.uuid != "" && obj.GetLabels()[certs.ClusterUUIDLabel] == o.uuid {
+		return true
+	}
+	return o.stackID != "" && strings.Contains(obj.GetName(), o.stackID)
+}
+
+// footprintOf records the driver's namespaces (prefix "magnum-") in both
+// management clusters, and of the owners' clusters their Secrets, Leases
+// and CAPI Clusters there, and their application credentials in Keystone.
+func footprintOf(t *testing.T, owners ...owner) footprint {
 	t.Helper()
-	ctx := context.Background()
 	fp := footprint{}
 	envs := map[string]client.Client{"default": stack.Env.Client}
 	if stack.SecondEnv != nil {
@@ -39,56 +64,64 @@ func driverFootprint(t *testing.T) footprint {
 	}
 	for mc, kc := range envs {
 		var nss corev1.NamespaceList
-		if err := kc.List(ctx, &nss); err != nil {
+		if err := kc.List(context.Background(), &nss); err != nil {
 			t.Fatalf("listing namespaces of %s: %v", mc, err)
 		}
 		for _, ns := range nss.Items {
-			if !strings.HasPrefix(ns.Name, "magnum-") {
-				continue
-			}
-			// A namespace's resourceVersion does not change with its
-			// contents; its existence is what counts.
-			fp[mc+" Namespace "+ns.Name] = ""
-			lists := map[string]client.ObjectList{"Secret": &corev1.SecretList{}, "Lease": &coordinationv1.LeaseList{}, "Cluster": &clusterv1.ClusterList{}}
-			for kind, list := range lists {
-				if err := kc.List(ctx, list, client.InNamespace(ns.Name)); err != nil {
-					t.Fatalf("listing %ss in %s/%s: %v", kind, mc, ns.Name, err)
-				}
-				objs, err := metaItems(list)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, o := range objs {
-					fp[fmt.Sprintf("%s %s %s/%s", mc, kind, o.GetNamespace(), o.GetName())] = o.GetResourceVersion()
-				}
+			if strings.HasPrefix(ns.Name, "magnum-") {
+				fp[mc+" Namespace "+ns.Name] = ""
+				recordOwned(t, fp, mc, kc, ns.Name, owners)
 			}
 		}
 	}
-	for _, ac := range userCredentials(t, stack.Info.User.ID) {
-		fp["keystone ApplicationCredential "+ac.Name] = ac.ID
+	for _, o := range owners {
+		for _, ac := range credentialsOf(t, stack.Info.User.ID, o.uuid) {
+			fp["keystone ApplicationCredential "+ac.Name] = ac.ID
+		}
 	}
 	return fp
 }
 
-func metaItems(list client.ObjectList) ([]client.Object, error) {
-	var out []client.Object
-	switch l := list.(type) {
-	case *corev1.SecretList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
+// recordOwned adds the owners' objects in one namespace to fp.
+func recordOwned(t *testing.T, fp footprint, mc string, kc client.Client, ns string, owners []owner) {
+	t.Helper()
+	var secrets corev1.SecretList
+	var leases coordinationv1.LeaseList
+	var clusters clusterv1.ClusterList
+	for _, list := range []client.ObjectList{&secrets, &leases, &clusters} {
+		if err := kc.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+			t.Fatalf("listing %T in %s/%s: %v", list, mc, ns, err)
 		}
-	case *coordinationv1.LeaseList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *clusterv1.ClusterList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	default:
-		return nil, fmt.Errorf("metaItems: unexpected list %T", list)
 	}
-	return out, nil
+	add := func(kind string, obj client.Object, state string) {
+		for _, o := range owners {
+			if o.owns(obj) {
+				fp[fmt.Sprintf("%s %s %s/%s", mc, kind, ns, obj.GetName())] = state
+				return
+			}
+		}
+	}
+	for i := range secrets.Items {
+		s := &secrets.Items[i]
+		add("Secret", s, digest(s.Labels, s.Annotations, s.Data))
+	}
+	for i := range leases.Items {
+		add("Lease", &leases.Items[i], "")
+	}
+	for i := range clusters.Items {
+		c := &clusters.Items[i]
+		add("Cluster", c, fmt.Sprintf("generation %d, delete requested %q", c.Generation, c.Annotations[kube.DeleteRequestedAnnotation]))
+	}
+}
+
+// digest is a short hash of values' JSON (maps are encoded sorted).
+func digest(values ...any) string {
+	raw, err := json.Marshal(values)
+	if err != nil {
+		return "unencodable: " + err.Error()
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:8])
 }
 
 // userCredentials lists all of a user's application credentials, as
@@ -107,7 +140,7 @@ func userCredentials(t *testing.T, userID string) []applicationcredentials.Appli
 }
 
 // changes lists what differs from before to after: added, removed and
-// changed (resourceVersion) entries, sorted.
+// changed entries, sorted.
 func (before footprint) changes(after footprint) []string {
 	var out []string
 	for k, v := range after {

@@ -51,12 +51,13 @@ func envInt(t *testing.T, name string, def int) int {
 func TestReliabilityLoad(t *testing.T) {
 	n := envInt(t, loadClustersEnv, defaultLoadClusters)
 	parallel := envInt(t, loadParallelEnv, defaultLoadParallel)
-	before := driverFootprint(t)
-
 	clusters := make([]*cluster, n)
+	owners := make([]owner, n)
 	for i := range clusters {
 		clusters[i] = newCluster(t, fmt.Sprintf("load-%03d", i), "v1.33.2", 1)
+		owners[i] = clusters[i].owner()
 	}
+	before := footprintOf(t, owners...)
 	start := time.Now()
 	type result struct {
 		stackID       string
@@ -103,7 +104,10 @@ func TestReliabilityLoad(t *testing.T) {
 		t.Error(f)
 	}
 
-	after := driverFootprint(t)
+	for i, r := range results {
+		owners[i].stackID = r.stackID
+	}
+	after := footprintOf(t, owners...)
 	var leaked []string
 	for _, change := range before.changes(after) {
 		// The project's namespace is shared by all its clusters and kept

@@ -238,11 +238,11 @@ func TestReliabilityMalformedRequests(t *testing.T) {
 	ns := projectNamespace()
 	revisions := statuses(history(t, stack.Env.Config, ns, stackID))
 
-	before := driverFootprint(t)
 	// A second cluster Magnum is creating, never sent a valid request: the
 	// CreateCluster rows use it, so a wrongly accepted create would show up
 	// as its objects.
 	fresh := newCluster(t, "never", "v1.33.2", 1)
+	before := footprintOf(t, c.owner(), fresh.owner())
 	for _, r := range rpcs {
 		for _, m := range catalogue {
 			if r.takes&m.needs != m.needs {
@@ -289,7 +289,7 @@ func TestReliabilityMalformedRequests(t *testing.T) {
 		}
 	}
 
-	if diff := before.changes(driverFootprint(t)); len(diff) > 0 {
+	if diff := before.changes(footprintOf(t, c.owner(), fresh.owner())); len(diff) > 0 {
 		t.Errorf("the malformed requests changed the management clusters or Keystone:\n%s", strings.Join(diff, "\n"))
 	}
 	if after := statuses(history(t, stack.Env.Config, ns, stackID)); after != revisions {
@@ -297,7 +297,7 @@ func TestReliabilityMalformedRequests(t *testing.T) {
 	}
 
 	c.remove(t, driver)
-	if left := driverFootprint(t).of(stackID, c.spec.Cluster.Uuid); len(left) > 0 {
+	if left := footprintOf(t, c.owner()).of(stackID, c.spec.Cluster.Uuid); len(left) > 0 {
 		t.Errorf("left after DELETE_COMPLETE:\n%s", strings.Join(left, "\n"))
 	}
 }
@@ -320,8 +320,8 @@ func (rawCodec) Name() string { return "proto" }
 // Internal "invalid UTF-8" (it has no hook to answer otherwise). What
 // matters here: refused, the sidecar keeps serving, nothing applied.
 func TestReliabilityInvalidUTF8(t *testing.T) {
-	before := driverFootprint(t)
 	c := newCluster(t, "utf8", "v1.33.2", 1)
+	before := footprintOf(t, c.owner())
 	const placeholder = "PLACEHOLDER1"
 	c.spec.Cluster.Name = placeholder
 	for method, req := range map[string]proto.Message{
@@ -348,7 +348,7 @@ func TestReliabilityInvalidUTF8(t *testing.T) {
 	if err != nil {
 		t.Errorf("a valid request after the malformed ones: %v", err)
 	}
-	if diff := before.changes(driverFootprint(t)); len(diff) > 0 {
+	if diff := before.changes(footprintOf(t, c.owner())); len(diff) > 0 {
 		t.Errorf("the non-UTF-8 requests changed the management clusters or Keystone:\n%s", strings.Join(diff, "\n"))
 	}
 }
