@@ -19,6 +19,7 @@ GO_TEST_FLAGS ?= -count=1 -shuffle=on -timeout 30m
 # What `magnum-capi version` prints (the image stamps it the same way).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 PURE_PACKAGES := ./helmvalues/... ./capistatus/... ./certs/...
+ADAPTER_PACKAGES := ./server/openstack/... ./server/release/... ./server/kube/... ./server/watchcache/... ./server/config/... ./server/metrics/...
 
 .PHONY: help
 help: ## Show this help.
@@ -44,10 +45,11 @@ generate: ## Regenerate the Go and Python code from proto/ with buf.
 	PATH="$(PROTO_TOOLS):$$PATH" buf generate
 
 .PHONY: verify
-verify: deps ## Fail if generated code is stale, buf lint fails, a pure package imports I/O code or a production function is over 80 lines.
+verify: deps ## Fail if generated code is stale, buf lint fails, a pure package imports I/O code, an adapter imports the domain or a production function is over 80 lines.
 	PATH="$(PROTO_TOOLS):$$PATH" buf lint
 	hack/verify-generated.sh "$(PROTO_TOOLS)"
 	hack/lint-imports.sh $(PURE_PACKAGES)
+	hack/lint-adapters.sh $(ADAPTER_PACKAGES)
 	$(GO) run ./hack/funclen -max 80 ./cmd ./server ./helmvalues ./capistatus ./certs ./hack
 	$(GO) vet ./...
 
