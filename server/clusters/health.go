@@ -11,13 +11,9 @@ func (s *Service) Health(ctx context.Context, spec Spec) (capistatus.Health, err
 	if spec.Cluster.StackID == "" {
 		return capistatus.Health{Status: "UNKNOWN", Reasons: map[string]string{"api": "the cluster has no release"}}, nil
 	}
-	op, err := s.at(ctx, spec)
+	o, err := s.observe(ctx, spec)
 	if err != nil {
 		return capistatus.Health{}, err
 	}
-	objs, snap, err := s.observe(ctx, op)
-	if err != nil {
-		return capistatus.Health{}, err
-	}
-	return capistatus.DeriveHealth(s.statusRequest(spec, objs), snap), nil
+	return capistatus.DeriveHealth(s.statusRequest(spec, o.objs), o.snap), nil
 }

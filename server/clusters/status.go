@@ -29,28 +29,24 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 			return capistatus.Result{}, err
 		}
 	}
-	op, err := s.at(ctx, spec)
+	o, err := s.observe(ctx, spec)
 	if err != nil {
 		return capistatus.Result{}, err
 	}
-	objs, snap, err := s.observe(ctx, op)
-	if err != nil {
-		return capistatus.Result{}, err
-	}
-	req := s.statusRequest(spec, objs)
-	if s.revisionBehind(spec, objs.Release) != "" && !strings.HasPrefix(spec.Cluster.Status, "CREATE_") {
+	req := s.statusRequest(spec, o.objs)
+	if s.revisionBehind(spec, o.objs.Release) != "" && !strings.HasPrefix(spec.Cluster.Status, "CREATE_") {
 		// The update's start is the new revision's creation, which the
 		// cache has not seen: no clock rather than the previous revision's.
 		req.OperationStarted = time.Time{}
 	}
-	res := capistatus.Derive(req, snap, s.cfg.Status)
+	res := capistatus.Derive(req, o.snap, s.cfg.Status)
 	if completes(spec, res) {
-		if waiting := s.cacheBehind(ctx, op, objs.Release); waiting != "" {
+		if waiting := s.cacheBehind(ctx, o.op, o.objs.Release); waiting != "" {
 			res = holdBack(spec, res, "waiting for: "+waiting)
 		}
 	}
 	if res.Status == statusDeleteComplete {
-		if err := s.cleanupDeleted(ctx, op); err != nil {
+		if err := s.cleanupDeleted(ctx, o.op); err != nil {
 			return deleteCleanupResult(res, err), nil
 		}
 		s.forgetDeployed(spec.Cluster.StackID)

@@ -11,17 +11,28 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
 
-// observe reads the cluster's objects from the watch cache, notices a
-// release another driver installed (adoption.go) and makes capistatus's
-// snapshot of them: what a status or health poll derives its answer from.
-func (s *Service) observe(ctx context.Context, op *operation) (*watchcache.Objects, capistatus.Snapshot, error) {
+// observation is what a status or health poll derives its answer from.
+type observation struct {
+	op   *operation
+	objs *watchcache.Objects
+	snap capistatus.Snapshot
+}
+
+// observe places the cluster, reads its objects from the watch cache,
+// notices a release another driver installed (adoption.go) and makes
+// capistatus's snapshot of them.
+func (s *Service) observe(ctx context.Context, spec Spec) (observation, error) {
+	op, err := s.at(ctx, spec)
+	if err != nil {
+		return observation{}, err
+	}
 	objs, err := op.mc.Cache.Objects(ctx, op.ns, op.stackID())
 	if err != nil {
-		return nil, capistatus.Snapshot{}, err
+		return observation{}, err
 	}
-	s.noticeAdoption(ctx, op.spec, objs)
+	s.noticeAdoption(ctx, spec, objs)
 	snap, err := snapshot(objs)
-	return objs, snap, err
+	return observation{op: op, objs: objs, snap: snap}, err
 }
 
 func (s *Service) statusRequest(spec Spec, objs *watchcache.Objects) capistatus.Request {

@@ -117,6 +117,16 @@ func TestCacheAddonFailedSince(t *testing.T) {
 		since, ok := objs.AddonFailedSince[uid]
 		return ok, fmt.Sprintf("%v", objs.AddonFailedSince), since
 	}
+	// seenSince waits until c reports the addon failed, and says since when.
+	seenSince := func(c *Cache, what string) time.Time {
+		var since time.Time
+		eventually(t, what, func() (bool, string) {
+			ok, state, s := sinceIn(c)
+			since = s
+			return ok, state
+		})
+		return since
+	}
 
 	setAddonPhase(t, ns, name, "Installing", "")
 	// Writes are recorded to the second: a failure written in the same
@@ -124,13 +134,7 @@ func TestCacheAddonFailedSince(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	setAddonPhase(t, ns, name, "Failed", "helm install: timed out waiting for the condition")
 	uid, written := failedAt()
-	var since time.Time
-	eventually(t, "the failure seen", func() (bool, string) {
-		ok, state, s := sinceIn(ch)
-		since = s
-		return ok, state
-	})
-	if !since.Equal(written) {
+	if since := seenSince(ch, "the failure seen"); !since.Equal(written) {
 		t.Errorf("failed since %s, want the status write at %s", since, written)
 	}
 
@@ -139,12 +143,7 @@ func TestCacheAddonFailedSince(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	restarted := startCache(t, nil)
 	synced(t, restarted)
-	eventually(t, "the failure seen after a restart", func() (bool, string) {
-		ok, state, s := sinceIn(restarted)
-		since = s
-		return ok, state
-	})
-	if !since.Equal(written) {
+	if since := seenSince(restarted, "the failure seen after a restart"); !since.Equal(written) {
 		t.Errorf("after a restart: failed since %s, want %s", since, written)
 	}
 
@@ -186,10 +185,7 @@ func TestCacheAddonFailedSince(t *testing.T) {
 
 	// A failed addon that is deleted is forgotten.
 	setAddonPhase(t, ns, name, "Failed", "again")
-	eventually(t, "the second failure", func() (bool, string) {
-		ok, state, _ := sinceIn(ch)
-		return ok, state
-	})
+	seenSince(ch, "the second failure")
 	if err := env.Client.Delete(ctx, u); err != nil {
 		t.Fatal(err)
 	}
