@@ -32,6 +32,14 @@ func TestReliabilityCreateDeadline(t *testing.T) {
 	time.Sleep(time.Second)
 	made := before.changes(footprintOf(t, c.owner()))
 	t.Logf("the interrupted create left:\n%s", strings.Join(made, "\n"))
+	// What it made under the name it never returned, the controllers'
+	// objects (kubeconfig) included, is named after the CAPI Cluster.
+	owner := c.owner()
+	for _, change := range made {
+		if _, name, ok := strings.Cut(change, " Cluster "); ok && strings.HasPrefix(change, "added ") {
+			owner.stackID = name[strings.Index(name, "/")+1:]
+		}
+	}
 
 	c.spec.Cluster.Status, c.spec.Cluster.StatusReason = "CREATE_FAILED", "deadline exceeded"
 	c.setStatus("DELETE_IN_PROGRESS")
@@ -45,7 +53,7 @@ func TestReliabilityCreateDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	var leaked []string
-	for _, change := range before.changes(footprintOf(t, c.owner())) {
+	for _, change := range before.changes(footprintOf(t, owner)) {
 		// The project's namespace is shared and kept.
 		if !(strings.HasPrefix(change, "added ") && strings.Contains(change, " Namespace ")) {
 			leaked = append(leaked, change)
