@@ -48,8 +48,8 @@ generate: ## Regenerate the Go and Python code from proto/ with buf.
 verify: deps ## Fail if generated code is stale, buf lint fails, a pure package imports I/O code, an adapter imports the domain or a production function is over 80 lines.
 	PATH="$(PROTO_TOOLS):$$PATH" buf lint
 	hack/verify-generated.sh "$(PROTO_TOOLS)"
-	hack/lint-imports.sh $(PURE_PACKAGES)
-	hack/lint-adapters.sh $(ADAPTER_PACKAGES)
+	hack/lint-imports.sh pure $(PURE_PACKAGES)
+	hack/lint-imports.sh adapters $(ADAPTER_PACKAGES)
 	$(GO) run ./hack/funclen -max 80 ./cmd ./server ./helmvalues ./capistatus ./certs ./hack
 	$(GO) vet ./...
 

@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
-# Pure packages (helmvalues, capistatus, certs) must not depend on gRPC,
-# client-go, controller-runtime or Helm's action code: that keeps them testable
-# as plain functions and keeps I/O at the edges.
+# Import rules between layers; make verify runs both.
+#
+#   hack/lint-imports.sh pure PACKAGES...      pure packages (helmvalues,
+#     capistatus, certs) must not depend on gRPC, client-go,
+#     controller-runtime, Helm's action code or gophercloud: that keeps them
+#     testable as plain functions and keeps I/O at the edges.
+#   hack/lint-imports.sh adapters PACKAGES...  adapters own their types and
+#     never import the domain (server/clusters) or the gRPC layer (server):
+#     the domain depends on them through the small interfaces it declares
+#     (server/clusters/port_*.go), never the other way.
 set -euo pipefail
-forbidden='^(google.golang.org/grpc|k8s.io/client-go|sigs.k8s.io/controller-runtime|helm.sh/helm/v3/pkg/action|github.com/gophercloud)'
+case ${1:-} in
+pure)
+  forbidden='^(google.golang.org/grpc|k8s.io/client-go|sigs.k8s.io/controller-runtime|helm.sh/helm/v3/pkg/action|github.com/gophercloud)'
+  rule="must stay pure but depends on" ;;
+adapters)
+  forbidden="^$(go list -m)/server(/clusters)?\$"
+  rule="is an adapter but imports" ;;
+*)
+  echo "usage: $0 pure|adapters PACKAGES..." >&2
+  exit 2 ;;
+esac
+shift
 status=0
-for pkg in $(go list "$@" 2>/dev/null); do
+for pkg in $(go list "$@"); do
   bad=$(go list -deps "$pkg" | grep -E "$forbidden" || true)
   if [[ -n $bad ]]; then
-    echo "lint-imports: $pkg must stay pure but depends on:" >&2
+    echo "lint-imports: $pkg $rule:" >&2
     echo "$bad" | sed 's/^/  /' >&2
     status=1
   fi
