@@ -284,12 +284,13 @@ func (s *Sidecar) Kill() error {
 	return nil
 }
 
-// end runs signal once and waits for the sidecar to end.
+// end runs signal once, waits for the sidecar to end, then closes the
+// client connection. Not before: closing it cancels the calls in flight,
+// and a sidecar that sees its call cancelled cleans up (deletes a
+// credential it just made, releases its Lease), which a kill must not give
+// it the chance to do.
 func (s *Sidecar) end(signal func()) error {
 	s.stopOnce.Do(func() {
-		if s.Conn != nil {
-			s.Conn.Close()
-		}
 		signal()
 		select {
 		case s.exitErr = <-s.done:
@@ -298,6 +299,9 @@ func (s *Sidecar) end(signal func()) error {
 				_ = s.cmd.Process.Kill()
 			}
 			s.exitErr = fmt.Errorf("sidecar %s did not stop within a minute: %v", s.Name, <-s.done)
+		}
+		if s.Conn != nil {
+			s.Conn.Close()
 		}
 	})
 	return s.exitErr
