@@ -223,9 +223,8 @@ func (ch *Cache) WaitForSync(ctx context.Context) error {
 	}
 	wait := ctx
 	if deadline, ok := ctx.Deadline(); ok {
-		margin := min(time.Until(deadline)/10, time.Second)
 		var cancel context.CancelFunc
-		wait, cancel = context.WithDeadline(ctx, deadline.Add(-margin))
+		wait, cancel = context.WithDeadline(ctx, giveUpAt(deadline, time.Now()))
 		defer cancel()
 	}
 	select {
@@ -238,6 +237,13 @@ func (ch *Cache) WaitForSync(ctx context.Context) error {
 		}
 		return e
 	}
+}
+
+// giveUpAt is when WaitForSync stops waiting for a caller whose deadline is
+// deadline: before it by a tenth of the time left, at most a second, which
+// leaves the answer time to reach the caller.
+func giveUpAt(deadline, now time.Time) time.Time {
+	return deadline.Add(-min(deadline.Sub(now)/10, time.Second))
 }
 
 // Synced reports whether the first sync finished.

@@ -194,6 +194,22 @@ func TestCacheAddonFailedSince(t *testing.T) {
 	})
 }
 
+// TestGiveUpAt: a read waiting for the first sync gives up a tenth of the
+// caller's time before its deadline, at most a second before.
+func TestGiveUpAt(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct{ left, want time.Duration }{
+		{2 * time.Second, 1800 * time.Millisecond},
+		{5 * time.Second, 4500 * time.Millisecond},
+		{45 * time.Second, 44 * time.Second},
+		{0, 0},
+	} {
+		if got := giveUpAt(now.Add(tc.left), now).Sub(now); got != tc.want {
+			t.Errorf("with %s left: gives up after %s, want %s", tc.left, got, tc.want)
+		}
+	}
+}
+
 // TestCacheWaitsForSync: until every informer has listed, reads answer
 // NotSyncedError (Unavailable), with time left before the caller's deadline
 // and naming the problem; once synced, they answer.
@@ -212,11 +228,10 @@ func TestCacheWaitsForSync(t *testing.T) {
 	if !errors.As(err, &notSynced) || !notSynced.Unavailable() {
 		t.Fatalf("Objects before the first sync = %v, want NotSyncedError", err)
 	}
-	if ctx.Err() == nil && waited < time.Second {
+	// How much earlier than the caller it gives up is giveUpAt's (tested
+	// alone): measured here it would depend on the machine's load.
+	if waited < time.Second {
 		t.Errorf("gave up after %s, want to wait most of the 2s deadline", waited)
-	}
-	if waited >= 2*time.Second {
-		t.Errorf("answered after %s: no time left before the caller's 2s deadline", waited)
 	}
 	if !strings.Contains(err.Error(), "still syncing") {
 		t.Errorf("error %q does not say the cache is syncing", err)
