@@ -23,8 +23,10 @@ adapters)
 esac
 shift
 status=0
-for pkg in $(go list "$@"); do
-  bad=$(go list -deps "$pkg" | grep -E "$forbidden" || true)
+pkgs=$(go list "$@") # fails the check if go list does (e.g. an import cycle)
+for pkg in $pkgs; do
+  deps=$(go list -deps "$pkg")
+  bad=$(grep -E "$forbidden" <<<"$deps" || true)
   if [[ -n $bad ]]; then
     echo "lint-imports: $pkg $rule:" >&2
     echo "$bad" | sed 's/^/  /' >&2
