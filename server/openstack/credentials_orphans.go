@@ -30,13 +30,10 @@ func (a *Adapter) CallerCredentials(ctx context.Context, caller Caller, cluster 
 	if err != nil {
 		return nil, err
 	}
-	pages, err := applicationcredentials.List(identity, sess.userID, applicationcredentials.ListOpts{}).AllPages(ctx)
+	all, err := listAll(ctx, applicationcredentials.List(identity, sess.userID, applicationcredentials.ListOpts{}),
+		"identity", "application credential", " of the user", applicationcredentials.ExtractApplicationCredentials)
 	if err != nil {
-		return nil, apiError(ctx, "identity", "list the user's application credentials", callerToken, err)
-	}
-	all, err := applicationcredentials.ExtractApplicationCredentials(pages)
-	if err != nil {
-		return nil, fmt.Errorf("openstack identity: reading application credentials: %w", err)
+		return nil, err
 	}
 	prefix := credentialPrefix(cluster.UUID) + "-"
 	var out []CredentialRef

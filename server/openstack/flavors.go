@@ -93,13 +93,9 @@ func findFlavor(ctx context.Context, nova *gophercloud.ServiceClient, ref string
 	if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 		return nil, apiError(ctx, "compute", "get flavor "+ref, callerToken, err)
 	}
-	page, err := flavors.ListDetail(nova, nil).AllPages(ctx)
+	all, err := listAll(ctx, flavors.ListDetail(nova, nil), "compute", "flavor", "", flavors.ExtractFlavors)
 	if err != nil {
-		return nil, apiError(ctx, "compute", "list flavors", callerToken, err)
-	}
-	all, err := flavors.ExtractFlavors(page)
-	if err != nil {
-		return nil, fmt.Errorf("openstack compute: reading the flavor list: %w", err)
+		return nil, err
 	}
 	var found []flavors.Flavor
 	for _, f := range all {

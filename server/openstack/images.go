@@ -3,11 +3,11 @@ package openstack
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
@@ -41,34 +41,19 @@ func findImage(ctx context.Context, glance *gophercloud.ServiceClient, field, re
 }
 
 func getImage(ctx context.Context, glance *gophercloud.ServiceClient, field, ref string) (*images.Image, error) {
-	if uuidLike.MatchString(ref) {
-		img, err := images.Get(ctx, glance, ref).Extract()
-		if err == nil {
-			return img, nil
-		}
-		if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return nil, apiError(ctx, "image", "get image "+ref, callerToken, err)
-		}
-	}
-	page, err := images.List(glance, images.ListOpts{Name: ref}).AllPages(ctx)
+	img, err := finder[images.Image]{
+		service: "image", kind: "image",
+		get: func(ctx context.Context, id string) (images.Image, error) {
+			return value(images.Get(ctx, glance, id).Extract())
+		},
+		named:   func(name string) pagination.Pager { return images.List(glance, images.ListOpts{Name: name}) },
+		extract: images.ExtractImages,
+		id:      func(img images.Image) string { return img.ID },
+	}.find(ctx, field, ref)
 	if err != nil {
-		return nil, apiError(ctx, "image", "list images named "+ref, callerToken, err)
+		return nil, err
 	}
-	found, err := images.ExtractImages(page)
-	if err != nil {
-		return nil, fmt.Errorf("openstack image: reading the image list: %w", err)
-	}
-	switch len(found) {
-	case 0:
-		return nil, notFound(field, ref, "image")
-	case 1:
-		return &found[0], nil
-	}
-	ids := make([]string, len(found))
-	for i, img := range found {
-		ids[i] = img.ID
-	}
-	return nil, ambiguous(field, ref, "image", ids)
+	return &img, nil
 }
 
 // property reads a string image property; Glance stores them as strings.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/extensions/external"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/networks"
 	"github.com/gophercloud/gophercloud/v2/openstack/networking/v2/subnets"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
 // networkFacts are the resolved network ids; empty when Magnum has none (the
@@ -72,96 +72,62 @@ type externalNetwork struct {
 }
 
 func findExternalNetwork(ctx context.Context, neutron *gophercloud.ServiceClient, field, ref string) (string, error) {
-	if uuidLike.MatchString(ref) {
-		var n externalNetwork
-		err := networks.Get(ctx, neutron, ref).ExtractInto(&n)
-		switch {
-		case err == nil && !n.External:
-			return "", &ReferenceError{Field: field, Value: ref, Problem: fmt.Sprintf("network %s is not external (router:external is false)", n.ID)}
-		case err == nil:
-			return n.ID, nil
-		case !gophercloud.ResponseCodeIs(err, http.StatusNotFound):
-			return "", apiError(ctx, "network", "get network "+ref, callerToken, err)
-		}
-	}
 	yes := true
-	page, err := networks.List(neutron, external.ListOptsExt{ListOptsBuilder: networks.ListOpts{Name: ref}, External: &yes}).AllPages(ctx)
+	n, err := finder[externalNetwork]{
+		service: "network", kind: "external network",
+		get: func(ctx context.Context, id string) (n externalNetwork, err error) {
+			err = networks.Get(ctx, neutron, id).ExtractInto(&n)
+			return n, err
+		},
+		named: func(name string) pagination.Pager {
+			return networks.List(neutron, external.ListOptsExt{ListOptsBuilder: networks.ListOpts{Name: name}, External: &yes})
+		},
+		extract: func(p pagination.Page) (found []externalNetwork, err error) {
+			err = networks.ExtractNetworksInto(p, &found)
+			return found, err
+		},
+		id: func(n externalNetwork) string { return n.ID },
+	}.find(ctx, field, ref)
 	if err != nil {
-		return "", apiError(ctx, "network", "list external networks named "+ref, callerToken, err)
+		return "", err
 	}
-	var found []externalNetwork
-	if err := networks.ExtractNetworksInto(page, &found); err != nil {
-		return "", fmt.Errorf("openstack network: reading the network list: %w", err)
+	// Only an id can name an internal network: names are looked up among
+	// the external ones.
+	if !n.External {
+		return "", &ReferenceError{Field: field, Value: ref, Problem: fmt.Sprintf("network %s is not external (router:external is false)", n.ID)}
 	}
-	ids := make([]string, len(found))
-	for i, n := range found {
-		ids[i] = n.ID
-	}
-	return one(field, ref, "external network", ids)
+	return n.ID, nil
 }
 
 func findNetwork(ctx context.Context, neutron *gophercloud.ServiceClient, field, ref string) (string, error) {
-	if uuidLike.MatchString(ref) {
-		n, err := networks.Get(ctx, neutron, ref).Extract()
-		if err == nil {
-			return n.ID, nil
-		}
-		if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return "", apiError(ctx, "network", "get network "+ref, callerToken, err)
-		}
-	}
-	page, err := networks.List(neutron, networks.ListOpts{Name: ref}).AllPages(ctx)
-	if err != nil {
-		return "", apiError(ctx, "network", "list networks named "+ref, callerToken, err)
-	}
-	found, err := networks.ExtractNetworks(page)
-	if err != nil {
-		return "", fmt.Errorf("openstack network: reading the network list: %w", err)
-	}
-	ids := make([]string, len(found))
-	for i, n := range found {
-		ids[i] = n.ID
-	}
-	return one(field, ref, "network", ids)
+	n, err := finder[networks.Network]{
+		service: "network", kind: "network",
+		get: func(ctx context.Context, id string) (networks.Network, error) {
+			return value(networks.Get(ctx, neutron, id).Extract())
+		},
+		named:   func(name string) pagination.Pager { return networks.List(neutron, networks.ListOpts{Name: name}) },
+		extract: networks.ExtractNetworks,
+		id:      func(n networks.Network) string { return n.ID },
+	}.find(ctx, field, ref)
+	return n.ID, err
 }
 
 // findSubnet resolves a subnet; a name is looked up within the network when
 // one is known, so equally named subnets of other networks do not clash.
 func findSubnet(ctx context.Context, neutron *gophercloud.ServiceClient, field, ref, networkID string) (*subnets.Subnet, error) {
-	if uuidLike.MatchString(ref) {
-		sn, err := subnets.Get(ctx, neutron, ref).Extract()
-		if err == nil {
-			return sn, nil
-		}
-		if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-			return nil, apiError(ctx, "network", "get subnet "+ref, callerToken, err)
-		}
-	}
-	page, err := subnets.List(neutron, subnets.ListOpts{Name: ref, NetworkID: networkID}).AllPages(ctx)
+	sn, err := finder[subnets.Subnet]{
+		service: "network", kind: "subnet",
+		get: func(ctx context.Context, id string) (subnets.Subnet, error) {
+			return value(subnets.Get(ctx, neutron, id).Extract())
+		},
+		named: func(name string) pagination.Pager {
+			return subnets.List(neutron, subnets.ListOpts{Name: name, NetworkID: networkID})
+		},
+		extract: subnets.ExtractSubnets,
+		id:      func(sn subnets.Subnet) string { return sn.ID },
+	}.find(ctx, field, ref)
 	if err != nil {
-		return nil, apiError(ctx, "network", "list subnets named "+ref, callerToken, err)
-	}
-	found, err := subnets.ExtractSubnets(page)
-	if err != nil {
-		return nil, fmt.Errorf("openstack network: reading the subnet list: %w", err)
-	}
-	ids := make([]string, len(found))
-	for i, sn := range found {
-		ids[i] = sn.ID
-	}
-	if _, err := one(field, ref, "subnet", ids); err != nil {
 		return nil, err
 	}
-	return &found[0], nil
-}
-
-// one is the single id of a name look-up, or the not-found / ambiguous error.
-func one(field, ref, what string, ids []string) (string, error) {
-	switch len(ids) {
-	case 0:
-		return "", notFound(field, ref, what)
-	case 1:
-		return ids[0], nil
-	}
-	return "", ambiguous(field, ref, what, ids)
+	return &sn, nil
 }

@@ -2,7 +2,6 @@ package openstack
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumetypes"
@@ -13,13 +12,9 @@ import (
 // listVolumeTypes is every volume type the caller may use (public ones and
 // private ones shared with the project); each becomes a storage class.
 func listVolumeTypes(ctx context.Context, cinder *gophercloud.ServiceClient) ([]helmvalues.VolumeType, error) {
-	page, err := volumetypes.List(cinder, nil).AllPages(ctx)
+	found, err := listAll(ctx, volumetypes.List(cinder, nil), "volumev3", "volume type", "", volumetypes.ExtractVolumeTypes)
 	if err != nil {
-		return nil, apiError(ctx, "volumev3", "list volume types", callerToken, err)
-	}
-	found, err := volumetypes.ExtractVolumeTypes(page)
-	if err != nil {
-		return nil, fmt.Errorf("openstack volumev3: reading the volume type list: %w", err)
+		return nil, err
 	}
 	out := make([]helmvalues.VolumeType, 0, len(found))
 	for _, vt := range found {
