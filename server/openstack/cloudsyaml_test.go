@@ -60,12 +60,7 @@ func TestCredentialIDFromClouds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := a.CredentialIDFromClouds([]byte(tt.yaml))
 			if tt.errHas != "" {
-				if class(err) != "FailedPrecondition" || !strings.Contains(err.Error(), tt.errHas) {
-					t.Fatalf("error %v (%s), want FailedPrecondition saying %q", err, class(err), tt.errHas)
-				}
-				if strings.Contains(err.Error(), "p}") {
-					t.Fatalf("error quotes the file: %v", err)
-				}
+				wantFailedPrecondition(t, err, tt.errHas, "p}")
 				return
 			}
 			if err != nil || got != tt.want {

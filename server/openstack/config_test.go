@@ -3,7 +3,6 @@ package openstack
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -61,12 +60,7 @@ func TestLoadServiceCloud(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := loadServiceCloud(tt.file, tt.cloud)
 			if tt.errHas != "" {
-				if class(err) != "FailedPrecondition" || !strings.Contains(err.Error(), tt.errHas) {
-					t.Fatalf("error %v (%s), want FailedPrecondition saying %q", err, class(err), tt.errHas)
-				}
-				if strings.Contains(err.Error(), "hunter2") {
-					t.Fatalf("error quotes the password: %v", err)
-				}
+				wantFailedPrecondition(t, err, tt.errHas, "hunter2")
 				return
 			}
 			if err != nil {
@@ -106,9 +100,7 @@ func TestNewChecksConfiguration(t *testing.T) {
 				}
 				return
 			}
-			if class(err) != "FailedPrecondition" || !strings.Contains(err.Error(), tt.errHas) {
-				t.Fatalf("error %v (%s), want FailedPrecondition naming %s", err, class(err), tt.errHas)
-			}
+			wantFailedPrecondition(t, err, tt.errHas, "")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +37,19 @@ func class(err error) string {
 		return "Unavailable"
 	}
 	return "Internal"
+}
+
+// wantFailedPrecondition fails the test unless err is FailedPrecondition,
+// says saying, and does not quote secret (a password, the file's text);
+// secret "" is not checked.
+func wantFailedPrecondition(t *testing.T, err error, saying, secret string) {
+	t.Helper()
+	if class(err) != "FailedPrecondition" || !strings.Contains(err.Error(), saying) {
+		t.Fatalf("error %v (%s), want FailedPrecondition saying %q", err, class(err), saying)
+	}
+	if secret != "" && strings.Contains(err.Error(), secret) {
+		t.Fatalf("error quotes %q: %v", secret, err)
+	}
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

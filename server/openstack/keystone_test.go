@@ -27,11 +27,7 @@ import (
 // it. Missing Debian packages fail those tests with the hack/deps.sh hint.
 var sharedKeystone keystone.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	sharedKeystone.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(sharedKeystone.Run(m)) }
 
 // realCloud is a Keystone with a user (member of its project), a service
 // identity with the admin role and one with only the member role.

@@ -24,11 +24,7 @@ func archivePath(version string) string { return "/" + chartName + "-" + version
 // nothing, a cached version installs while the repository is down, and an
 // uncached one fails naming the source, the version and what is cached.
 func TestHTTPCacheAndOffline(t *testing.T) {
-	r, err := chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: published()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := startHTTP(t, chartrepo.HTTPOptions{Charts: published()})
 	ctx := context.Background()
 	opts := CacheOptions{Dir: t.TempDir(), IndexTTL: time.Hour}
 	src := Source{Repository: r.URL(), Name: chartName}
@@ -63,7 +59,7 @@ func TestHTTPCacheAndOffline(t *testing.T) {
 	if _, err := third.Load(ctx, v0); err != nil {
 		t.Fatalf("cached %s while the repository is offline: %v", v0, err)
 	}
-	_, err = third.Load(ctx, v1)
+	_, err := third.Load(ctx, v1)
 	e := wantError[*UnreachableError](t, err, r.URL(), v1, "cached versions: "+v0)
 	if e.Version != v1 {
 		t.Errorf("error version %q", e.Version)
@@ -80,11 +76,7 @@ func TestHTTPCacheAndOffline(t *testing.T) {
 // TestHTTPTLSAndBasicAuth: a private CA and basic auth from the source; the
 // password appears in no error.
 func TestHTTPTLSAndBasicAuth(t *testing.T) {
-	r, err := chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: published(), TLS: true, Username: "robot", Password: "s3cret-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := startHTTP(t, chartrepo.HTTPOptions{Charts: published(), TLS: true, Username: "robot", Password: "s3cret-pw"})
 	ctx := context.Background()
 	tests := []struct {
 		name    string
@@ -117,11 +109,7 @@ func TestHTTPTLSAndBasicAuth(t *testing.T) {
 // than the TTL; a version missing from a younger index sends the loader
 // back to the repository at most every minIndexRefresh.
 func TestHTTPIndexTTL(t *testing.T) {
-	r, err := chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: published()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := startHTTP(t, chartrepo.HTTPOptions{Charts: published()})
 	ctx := context.Background()
 	c := newCharts(t, Source{Repository: r.URL(), Name: chartName}, CacheOptions{Dir: t.TempDir(), IndexTTL: 10 * time.Minute})
 	repoOf := c.from.(*httpRepo)
@@ -142,7 +130,7 @@ func TestHTTPIndexTTL(t *testing.T) {
 	if err := r.Publish(chartrepo.Chart{Dir: testchart.Dir(), Version: "0.27.2"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Load(ctx, "0.27.2")
+	_, err := c.Load(ctx, "0.27.2")
 	wantError[*ChartNotFoundError](t, err, "0.27.2", "versions 0.27.1, 0.27.0")
 	if got := r.Requests("/index.yaml"); got != 1 {
 		t.Errorf("a miss in a fresh index refetched it (%d requests)", got)
@@ -168,11 +156,7 @@ func TestHTTPIndexTTL(t *testing.T) {
 // fetched again (or, offline, refused); a repository whose archive does not
 // match its own index is refused and nothing is cached.
 func TestHTTPDigest(t *testing.T) {
-	r, err := chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: published()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := startHTTP(t, chartrepo.HTTPOptions{Charts: published()})
 	ctx := context.Background()
 	opts := CacheOptions{Dir: t.TempDir()}
 	src := Source{Repository: r.URL(), Name: chartName}
@@ -197,7 +181,7 @@ func TestHTTPDigest(t *testing.T) {
 	if err := r.SetOnline(false); err != nil {
 		t.Fatal(err)
 	}
-	_, err = newCharts(t, src, opts).Load(ctx, v0)
+	_, err := newCharts(t, src, opts).Load(ctx, v0)
 	wantError[*UnreachableError](t, err, v0)
 	if _, err := os.Stat(onDisk); !os.IsNotExist(err) {
 		t.Errorf("the corrupt archive is still cached (%v)", err)
@@ -230,11 +214,7 @@ func TestHTTPDigest(t *testing.T) {
 // TestLoadReturnsAFreshChart: Helm removes disabled subcharts from the
 // chart it installs; one install must not change the next one's chart.
 func TestLoadReturnsAFreshChart(t *testing.T) {
-	r, err := chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: published()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := startHTTP(t, chartrepo.HTTPOptions{Charts: published()})
 	c := newCharts(t, Source{Repository: r.URL(), Name: chartName}, CacheOptions{Dir: t.TempDir()})
 	first, err := c.Load(context.Background(), v0)
 	if err != nil {
@@ -253,11 +233,7 @@ func TestLoadReturnsAFreshChart(t *testing.T) {
 // TestConcurrentLoadsFetchOnce: loads of one version at once download it
 // once.
 func TestConcurrentLoadsFetchOnce(t *testing.T) {
-	r, err := chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: published()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := startHTTP(t, chartrepo.HTTPOptions{Charts: published()})
 	c := newCharts(t, Source{Repository: r.URL(), Name: chartName}, CacheOptions{Dir: t.TempDir()})
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)

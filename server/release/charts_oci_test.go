@@ -12,11 +12,7 @@ import (
 // registry is down; an uncached version then fails naming source and
 // version, and a tag the registry lacks is "not found", not "unreachable".
 func TestOCICacheAndOffline(t *testing.T) {
-	r, err := chartrepo.StartOCI(chartrepo.OCIOptions{Charts: published()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := startOCI(t, chartrepo.OCIOptions{Charts: published()})
 	ctx := context.Background()
 	registry := "oci://" + r.Host() + "/charts"
 	src := Source{Repository: registry, Name: chartName, PlainHTTP: true}

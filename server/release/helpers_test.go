@@ -26,6 +26,31 @@ func published() []chartrepo.Chart {
 	return []chartrepo.Chart{{Dir: testchart.Dir()}, {Dir: testchart.Dir(), Version: v1}}
 }
 
+// startHTTP serves a chart repository until the test ends.
+func startHTTP(t *testing.T, opts chartrepo.HTTPOptions) *chartrepo.HTTP {
+	t.Helper()
+	r, err := chartrepo.StartHTTP(opts)
+	return serving(t, r, err)
+}
+
+// startOCI serves an OCI registry until the test ends.
+func startOCI(t *testing.T, opts chartrepo.OCIOptions) *chartrepo.OCI {
+	t.Helper()
+	r, err := chartrepo.StartOCI(opts)
+	return serving(t, r, err)
+}
+
+// serving fails the test unless the repository started, and closes it
+// when the test ends.
+func serving[R io.Closer](t *testing.T, r R, err error) R {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
 func newCharts(t *testing.T, src Source, opts CacheOptions) *Charts {
 	t.Helper()
 	c, err := NewCharts(src, opts, quiet())

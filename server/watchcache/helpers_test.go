@@ -197,23 +197,31 @@ spec:
   clusterName: {{.Name}}
   releaseName: cloud-config
   targetNamespace: kube-system
+{{- range .HelmRecords}}
 ---
 apiVersion: v1
 kind: Secret
 metadata:
-  name: sh.helm.release.v1.{{.Name}}.v1
-  labels: {owner: helm, name: {{.Name}}, status: superseded, version: "1", createdAt: "1782900000"}
+  name: sh.helm.release.v1.{{$.Name}}.v{{.Version}}
+  labels: {owner: helm, name: {{$.Name}}, status: {{.Status}}, version: "{{.Version}}", createdAt: "{{.CreatedAt}}"}
 type: helm.sh/release.v1
 data: {release: c2VjcmV0IHJlbGVhc2UgcGF5bG9hZA==}
----
-apiVersion: v1
-kind: Secret
-metadata:
-  name: sh.helm.release.v1.{{.Name}}.v2
-  labels: {owner: helm, name: {{.Name}}, status: deployed, version: "2", createdAt: "1782903600"}
-type: helm.sh/release.v1
-data: {release: c2VjcmV0IHJlbGVhc2UgcGF5bG9hZA==}
+{{- end}}
 `
+
+// helmRecord is one revision of the cluster's Helm release history (a
+// Secret of Helm's storage driver).
+type helmRecord struct {
+	Version   int
+	Status    string
+	CreatedAt int64
+}
+
+// HelmRecords is the release history every fake cluster has: revision 1
+// superseded an hour before the deployed revision 2.
+func (fakeCluster) HelmRecords() []helmRecord {
+	return []helmRecord{{1, "superseded", 1782900000}, {2, "deployed", 1782903600}}
+}
 
 // fakeCluster is the input of clusterObjects.
 type fakeCluster struct {

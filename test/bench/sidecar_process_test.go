@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -28,18 +27,14 @@ type process struct {
 	metrics string
 }
 
-// binary is $MAGNUM_CAPI_BIN (make bench passes bin/magnum-capi), else the
-// command built into a temporary directory.
-func binary(b *testing.B) string {
-	if p := os.Getenv("MAGNUM_CAPI_BIN"); p != "" {
-		return p
+// binary is the magnum-capi binary the process runs
+// (harness.SidecarBinary): make bench passes bin/magnum-capi.
+func binary(b *testing.B, w *world) string {
+	bin, err := w.stack.SidecarBinary()
+	if err != nil {
+		b.Fatal(err)
 	}
-	out := filepath.Join(b.TempDir(), "magnum-capi")
-	build := exec.Command("go", "build", "-o", out, "github.com/magnum-capi/magnum-capi/cmd/magnum-capi")
-	if msg, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build -o %s ./cmd/magnum-capi: %v\n%s", out, err, msg)
-	}
-	return out
+	return bin
 }
 
 // startProcess runs `magnum-capi serve` with the benchmarks'

@@ -56,7 +56,7 @@ func BenchmarkStatus(b *testing.B) {
 			b.Fatalf("MAGNUM_CAPI_BENCH_LOAD_BUDGET=%q: want a positive duration (10m)", v)
 		}
 	}
-	bin := binary(b)
+	bin := binary(b, w)
 
 	tc := newCluster(b, w, "template", 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

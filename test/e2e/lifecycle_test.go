@@ -20,21 +20,14 @@ import (
 // test bed, checking every field the shim writes back.
 func TestLifecycle(t *testing.T) {
 	c := newCluster(t, "slice", "v1.33.2", 2)
-	ctx, cancel := callCtx()
-	created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
-	cancel()
-	if err != nil {
-		t.Fatalf("CreateCluster: %v", err)
-	}
-	stackID := created.GetStackId()
+	stackID := c.create(t, driver)
 	if !regexp.MustCompile(`^slice-[a-z2-7]{12}$`).MatchString(stackID) {
 		t.Fatalf("stack_id = %q, want slice-<12 base32>", stackID)
 	}
-	c.spec.Cluster.StackId = stackID
 	ns := "magnum-" + strings.ReplaceAll(strings.ToLower(stack.Info.Project.ID), "-", "")
 
 	// Right after create nothing is provisioned yet: the status must say so.
-	ctx, cancel = callCtx()
+	ctx, cancel := callCtx()
 	first, err := driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: c.spec})
 	cancel()
 	if err != nil {

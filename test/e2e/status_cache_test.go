@@ -207,13 +207,7 @@ func TestStatusAfterRestartWaitsForSync(t *testing.T) {
 func TestStatusBatch(t *testing.T) {
 	done := completeCluster(t)
 	creating := newCluster(t, "batch-new", "v1.33.2", 1)
-	ctx, cancel := callCtx()
-	created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: creating.ctx, Spec: creating.spec, Certificates: creating.certs, CreateTimeout: 60})
-	cancel()
-	if err != nil {
-		t.Fatalf("CreateCluster: %v", err)
-	}
-	creating.spec.Cluster.StackId = created.GetStackId()
+	creating.create(t, driver)
 	t.Cleanup(func() { deleteCluster(t, driver, creating) })
 
 	missing := newCluster(t, "batch-missing", "v1.33.2", 1)
@@ -223,7 +217,7 @@ func TestStatusBatch(t *testing.T) {
 
 	polledDone := proto.Clone(done.spec).(*pb.ClusterSpec)
 	polledDone.Cluster.Status = "CREATE_IN_PROGRESS"
-	ctx, cancel = callCtx()
+	ctx, cancel := callCtx()
 	resp, err := driver.GetClusterStatuses(ctx, &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{
 		{Spec: polledDone}, {Spec: invalid.spec}, {Spec: creating.spec}, {Spec: missing.spec},
 	}})

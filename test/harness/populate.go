@@ -18,22 +18,14 @@ func (h *Harness) populate(ctx context.Context) error {
 	}
 	h.OpenStack.UseKeystone(k.AuthURL)
 
-	project, err := k.CreateProject(ctx, "demo")
-	if err != nil {
-		return err
-	}
-	user, err := k.CreateUser(ctx, "demo", project, "member")
-	if err != nil {
-		return err
-	}
-	service, err := k.CreateProject(ctx, "service")
+	project, user, err := account(ctx, k, "demo", "demo", "member")
 	if err != nil {
 		return err
 	}
 	// The sidecar deletes clusters' application credentials (which belong
 	// to the users who created them) with its own identity: Keystone's
 	// default policy lets only an admin do that.
-	magnum, err := k.CreateUser(ctx, "magnum", service, "admin")
+	_, magnum, err := account(ctx, k, "service", "magnum", "admin")
 	if err != nil {
 		return err
 	}
@@ -82,6 +74,16 @@ func (h *Harness) populate(ctx context.Context) error {
 		SimulatorRules:      "capisim-system/capisim",
 	}
 	return nil
+}
+
+// account makes a project and a user holding role in it.
+func account(ctx context.Context, k *keystone.Keystone, project, user, role string) (keystone.Project, keystone.User, error) {
+	p, err := k.CreateProject(ctx, project)
+	if err != nil {
+		return keystone.Project{}, keystone.User{}, err
+	}
+	u, err := k.CreateUser(ctx, user, p, role)
+	return p, u, err
 }
 
 // ServiceCloud names the sidecar's identity in its clouds.yaml.

@@ -333,6 +333,38 @@ func WaitServing(ctx context.Context, conn *grpc.ClientConn, done chan error) er
 	}
 }
 
+// built is the magnum-capi binary SidecarBinary built in this process.
+var built struct {
+	sync.Mutex
+	path string
+}
+
+// SidecarBinary is the magnum-capi binary a sidecar process runs
+// (SidecarOptions.Binary): $MAGNUM_CAPI_BIN, which make sets to the binary
+// `make build` made, else this tree's ./cmd/magnum-capi built once per test
+// process into the stack's directory (for a bare `go test`).
+func (h *Harness) SidecarBinary() (string, error) {
+	if p := os.Getenv("MAGNUM_CAPI_BIN"); p != "" {
+		return p, nil
+	}
+	built.Lock()
+	defer built.Unlock()
+	if built.path != "" {
+		if _, err := os.Stat(built.path); err == nil {
+			return built.path, nil
+		}
+	}
+	path := filepath.Join(h.Info.Dir, "bin", "magnum-capi")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", path, "github.com/magnum-capi/magnum-capi/cmd/magnum-capi").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build ./cmd/magnum-capi (or set MAGNUM_CAPI_BIN): %w\n%s", err, out)
+	}
+	built.path = path
+	return path, nil
+}
+
 // openLog opens a sidecar's log for appending: a sidecar started again in
 // the same directory (after a stop or a kill) adds to its log.
 func openLog(path string) (*os.File, error) {

@@ -33,7 +33,7 @@ func StartT(t testing.TB) *Keystone {
 }
 
 // Shared is one Keystone for a whole test binary, started by the first test
-// that asks for it; TestMain calls Stop after m.Run. Tests sharing it must
+// that asks for it; TestMain runs the tests with Run, which stops it after. Tests sharing it must
 // use unique project and user names.
 type Shared struct {
 	mu sync.Mutex
@@ -70,4 +70,13 @@ func (s *Shared) Stop() {
 		s.k.Stop()
 		s.k = nil
 	}
+}
+
+// Run runs the package's tests, then stops the Keystone if one started; its
+// result is TestMain's exit code:
+//
+//	func TestMain(m *testing.M) { os.Exit(shared.Run(m)) }
+func (s *Shared) Run(m *testing.M) int {
+	defer s.Stop()
+	return m.Run()
 }

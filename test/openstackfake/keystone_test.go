@@ -16,11 +16,7 @@ import (
 
 var sharedKeystone keystone.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	sharedKeystone.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(sharedKeystone.Run(m)) }
 
 // With a real Keystone the fake is found through the catalog and accepts
 // exactly the tokens Keystone accepts, scoped as Keystone scoped them.
