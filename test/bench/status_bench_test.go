@@ -68,8 +68,8 @@ func BenchmarkStatus(b *testing.B) {
 	}
 	// Nothing may reconcile the copies: they are complete clusters whose
 	// owners, machines and instances do not exist.
-	if err := w.stack.Sim.Stop(); err != nil {
-		b.Fatalf("stopping the simulator: %v", err)
+	if err := w.stack.CAPI.Stop(); err != nil {
+		b.Fatalf("stopping the Cluster API controllers: %v", err)
 	}
 	tmpl, err := readTemplate(ctx, w.kube, tc)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
-	"github.com/magnum-capi/magnum-capi/test/capisim"
+	"github.com/magnum-capi/magnum-capi/test/realcapi"
 )
 
 // TestStatusLiveMatchesSidecar: `magnum-capi status --cluster` reads the
@@ -44,7 +44,9 @@ func TestStatusLiveMatchesSidecar(t *testing.T) {
 	})
 
 	t.Run("quota", func(t *testing.T) {
-		stack.Sim.SetRules(capisim.Rule{Cluster: "live-quota-*", Faults: capisim.Faults{InfraFailureEnabled: true}})
+		if err := stack.Faults.Set(context.Background(), t.Name(), realcapi.FaultRule{Cluster: "live-quota-*", InfraFailure: realcapi.OctaviaQuota}); err != nil {
+			t.Fatal(err)
+		}
 		c := newCluster(t, "live-quota", "v1.33.2", 1)
 		ctx, cancel := callCtx()
 		created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
@@ -54,7 +56,9 @@ func TestStatusLiveMatchesSidecar(t *testing.T) {
 		}
 		c.spec.Cluster.StackId = created.GetStackId()
 		t.Cleanup(func() {
-			stack.Sim.SetRules()
+			if err := stack.Faults.Set(context.Background(), t.Name()); err != nil {
+				t.Error(err)
+			}
 			deleteCluster(t, driver, c)
 		})
 		deadline := time.Now().Add(2 * time.Minute)
