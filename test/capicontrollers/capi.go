@@ -60,6 +60,13 @@ func setupCAPI(ctx context.Context, mgr manager.Manager, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("setting up the cluster cache: %w", err)
 	}
+	if opts.ConnectionRetry > 0 {
+		// As Cluster API's own envtest suites do: a workload cluster's API
+		// server comes up seconds after its endpoint is known, and waiting
+		// the default 30 seconds before trying again would be most of a
+		// test's time.
+		clusterCache.(interface{ SetConnectionCreationRetryInterval(time.Duration) }).SetConnectionCreationRetryInterval(opts.ConnectionRetry)
+	}
 
 	c, api := mgr.GetClient(), mgr.GetAPIReader()
 	setups := []struct {

@@ -57,6 +57,10 @@ type Options struct {
 	// SyncPeriod is how often every object is reconciled anyway. Default
 	// 10 minutes, Cluster API's.
 	SyncPeriod time.Duration
+	// ConnectionRetry is how soon the cluster cache tries again to connect
+	// to a workload cluster it could not reach. Default (0) Cluster API's
+	// 30 seconds.
+	ConnectionRetry time.Duration
 	// CAPIDir is the sigs.k8s.io/cluster-api module directory, for its
 	// webhook manifests; found in the module cache when empty.
 	CAPIDir string

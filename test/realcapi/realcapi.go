@@ -92,7 +92,10 @@ func Start(ctx context.Context, opts Options) (*Controllers, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"-kubeconfig", opts.Kubeconfig, "-capi-dir", modDir, "-work-dir", filepath.Join(opts.Dir, "work")}
+	// Connection retries as Cluster API's own envtest suites tune them:
+	// see test/capicontrollers/capi.go.
+	args := []string{"-kubeconfig", opts.Kubeconfig, "-capi-dir", modDir, "-work-dir", filepath.Join(opts.Dir, "work"),
+		"-connection-retry", "1s"}
 	if opts.Step > 0 {
 		args = append(args, "-step", opts.Step.String())
 	}

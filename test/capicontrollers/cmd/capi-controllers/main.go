@@ -3,7 +3,7 @@
 // interrupted. It prints "ready" on standard output once objects written
 // are defaulted and reconciled; logs go to standard error.
 //
-//	capi-controllers -kubeconfig FILE [-step 200ms] [-log-level info]
+//	capi-controllers -kubeconfig FILE [-step 200ms] [-connection-retry 30s] [-log-level info]
 package main
 
 import (
@@ -29,17 +29,22 @@ func main() {
 	step := flag.Duration("step", 200*time.Millisecond, "OpenStack's pace: how long each step of the fake provider takes")
 	concurrency := flag.Int("concurrency", 10, "concurrent reconciles per controller")
 	syncPeriod := flag.Duration("sync-period", 10*time.Minute, "how often every object is reconciled anyway")
+	connectionRetry := flag.Duration("connection-retry", 0, "how soon to retry connecting to a workload cluster (default: Cluster API's 30s)")
 	capiDir := flag.String("capi-dir", "", "the sigs.k8s.io/cluster-api module directory (default: found in the module cache)")
 	workDir := flag.String("work-dir", "", "where the webhook certificate is kept (default: a temporary directory)")
 	level := flag.String("log-level", "info", "debug, info, warn or error")
 	_ = flag.Parse(os.Args[1:])
-	if err := run(*kubeconfig, *step, *concurrency, *syncPeriod, *capiDir, *workDir, *level); err != nil {
+	opts := capicontrollers.Options{
+		Step: *step, Concurrency: *concurrency, SyncPeriod: *syncPeriod, ConnectionRetry: *connectionRetry,
+		CAPIDir: *capiDir, WorkDir: *workDir,
+	}
+	if err := run(*kubeconfig, opts, *level); err != nil {
 		fmt.Fprintln(os.Stderr, "capi-controllers:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig string, step time.Duration, concurrency int, syncPeriod time.Duration, capiDir, workDir, level string) error {
+func run(kubeconfig string, opts capicontrollers.Options, level string) error {
 	if kubeconfig == "" {
 		return fmt.Errorf("-kubeconfig is required")
 	}
@@ -55,8 +60,6 @@ func run(kubeconfig string, step time.Duration, concurrency int, syncPeriod time
 	cfg.QPS, cfg.Burst = 20, 30
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return capicontrollers.Run(ctx, cfg, capicontrollers.Options{
-		Step: step, Concurrency: concurrency, SyncPeriod: syncPeriod, CAPIDir: capiDir, WorkDir: workDir,
-		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: lvl})),
-	}, func() { fmt.Println("ready") })
+	opts.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: lvl}))
+	return capicontrollers.Run(ctx, cfg, opts, func() { fmt.Println("ready") })
 }
