@@ -31,6 +31,7 @@ import (
 //	  serverLost: "*-md-0-*"      # glob: the server vanishes once running
 //	  bootDelay: 30s              # servers stay BUILD this long
 //	  kubeletVersion: v1.32.5     # nodes report this kubelet version
+//	  apiServerDown: true         # the API load balancer stops answering
 
 // Annotation keys on a Cluster that inject faults into it.
 const (
@@ -60,6 +61,9 @@ const (
 	AnnotationBootDelay = annotationPrefix + "boot-delay"
 	// AnnotationKubeletVersion is the kubelet version nodes report.
 	AnnotationKubeletVersion = annotationPrefix + "kubelet-version"
+	// AnnotationAPIServerDown "true": the workload cluster's API endpoint
+	// stops answering (connections are refused).
+	AnnotationAPIServerDown = annotationPrefix + "api-server-down"
 )
 
 // RulesConfigMapKey is the ConfigMap data key holding the YAML list of rules.
@@ -110,6 +114,10 @@ type Faults struct {
 	// of their Machine's spec.version (an image whose kubelet differs from
 	// its kube_version property).
 	KubeletVersion string `json:"kubeletVersion,omitempty"`
+	// APIServerDown makes the workload cluster's API endpoint refuse
+	// connections (its load balancer has failed), so every controller that
+	// talks to the workload cluster fails until it is cleared.
+	APIServerDown bool `json:"apiServerDown,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string in YAML.
@@ -183,6 +191,7 @@ func (f Faults) merge(o Faults) Faults {
 	if o.KubeletVersion != "" {
 		f.KubeletVersion = o.KubeletVersion
 	}
+	f.APIServerDown = f.APIServerDown || o.APIServerDown
 	return f
 }
 
@@ -255,6 +264,7 @@ func faultsFromAnnotations(annotations map[string]string) Faults {
 		f.BootDelay.Duration = d
 	}
 	f.KubeletVersion = annotations[AnnotationKubeletVersion]
+	f.APIServerDown = isTrue(annotations[AnnotationAPIServerDown])
 	return f
 }
 

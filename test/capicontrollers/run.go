@@ -61,6 +61,9 @@ type Options struct {
 	// to a workload cluster it could not reach. Default (0) Cluster API's
 	// 30 seconds.
 	ConnectionRetry time.Duration
+	// FeatureGates are Cluster API feature gates to set, as its managers'
+	// --feature-gates flag takes them ("ReconcilerRateLimiting=false").
+	FeatureGates string
 	// CAPIDir is the sigs.k8s.io/cluster-api module directory, for its
 	// webhook manifests; found in the module cache when empty.
 	CAPIDir string
@@ -135,6 +138,11 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, ready func()) (err
 	// The chart uses no MachinePool; its controller is not run.
 	if err := feature.MutableGates.Set("MachinePool=false"); err != nil {
 		return err
+	}
+	if opts.FeatureGates != "" {
+		if err := feature.MutableGates.Set(opts.FeatureGates); err != nil {
+			return fmt.Errorf("feature gates %q: %w", opts.FeatureGates, err)
+		}
 	}
 	if opts.CAPIDir == "" {
 		if opts.CAPIDir, err = capiModuleDir(ctx); err != nil {
@@ -214,6 +222,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, ready func()) (err
 		return err
 	}
 	if err := setupGC(mgr, direct); err != nil {
+		return err
+	}
+	if err := mgr.Add(outages{p}); err != nil {
 		return err
 	}
 

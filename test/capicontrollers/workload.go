@@ -37,10 +37,11 @@ type workloads struct {
 	mu       sync.Mutex
 	ports    map[string]int32        // cluster → its listener's port
 	reserved map[string]net.Listener // cluster → the placeholder holding the port
+	down     map[string]bool         // cluster → its endpoint is down (a fault)
 }
 
 func newWorkloads(runtime inmemoryruntime.Manager, mux *inmemoryserver.WorkloadClustersMux) *workloads {
-	return &workloads{runtime: runtime, mux: mux, ports: map[string]int32{}, reserved: map[string]net.Listener{}}
+	return &workloads{runtime: runtime, mux: mux, ports: map[string]int32{}, reserved: map[string]net.Listener{}, down: map[string]bool{}}
 }
 
 // ensureCluster creates the cluster's resource group (with the namespaces
@@ -100,8 +101,51 @@ func (w *workloads) addAPIServer(key, pod string, ca *x509.Certificate, caKey *r
 		_ = l.Close()
 		delete(w.reserved, key)
 	}
+	down := w.down[key]
 	w.mu.Unlock()
-	return w.mux.AddAPIServer(key, pod, ca, caKey)
+	if err := w.mux.AddAPIServer(key, pod, ca, caKey); err != nil {
+		return err
+	}
+	if down {
+		// Behind a failed load balancer a new API server is unreachable
+		// too.
+		return w.mux.StopListener(key)
+	}
+	return nil
+}
+
+// setDown stops or restarts the cluster's endpoint (the api-server-down
+// fault). Idempotent.
+func (w *workloads) setDown(key string, down bool) error {
+	w.mu.Lock()
+	_, known := w.ports[key]
+	was := w.down[key]
+	if known {
+		w.down[key] = down
+	}
+	w.mu.Unlock()
+	if !known || was == down {
+		return nil
+	}
+	info := w.mux.GetCluster(key)
+	if info == nil || len(info.APIServers) == 0 {
+		return nil
+	}
+	if down {
+		return w.mux.StopListener(key)
+	}
+	return w.mux.StartListener(key)
+}
+
+// keys lists the workload clusters.
+func (w *workloads) keys() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.ports))
+	for k := range w.ports {
+		out = append(out, k)
+	}
+	return out
 }
 
 // deleteAPIServer removes an API server; when it was the last, the mux
@@ -135,6 +179,7 @@ func (w *workloads) deleteCluster(key string) error {
 	}
 	delete(w.reserved, key)
 	delete(w.ports, key)
+	delete(w.down, key)
 	if err := w.mux.DeleteWorkloadClusterListener(key); err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func TestAdoptStackHPCCluster(t *testing.T) {
 
 	// The first status call: read from the release another driver made.
 	st := clusterStatus(t, c)
-	if st.GetStatus() != "CREATE_COMPLETE" || !regexp.MustCompile(`^https://[0-9.]+:6443$`).MatchString(st.GetApiAddress()) || st.GetCoeVersion() != "v1.33.2" {
+	if st.GetStatus() != "CREATE_COMPLETE" || !regexp.MustCompile(`^https://127\.0\.0\.1:[0-9]+$`).MatchString(st.GetApiAddress()) || st.GetCoeVersion() != "v1.33.2" {
 		t.Errorf("status %s (%q), api_address %q, coe_version %q", st.GetStatus(), st.GetStatusReason(), st.GetApiAddress(), st.GetCoeVersion())
 	}
 	c.apply(st)

@@ -92,10 +92,12 @@ func Start(ctx context.Context, opts Options) (*Controllers, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Connection retries as Cluster API's own envtest suites tune them:
-	// see test/capicontrollers/capi.go.
+	// Tuned for a test bed: connection retries as Cluster API's own envtest
+	// suites tune them (see test/capicontrollers/capi.go), and no limit of
+	// one reconcile per object per second (a beta feature of v1.13, on by
+	// default), which would make every step of every object wait.
 	args := []string{"-kubeconfig", opts.Kubeconfig, "-capi-dir", modDir, "-work-dir", filepath.Join(opts.Dir, "work"),
-		"-connection-retry", "1s"}
+		"-connection-retry", "1s", "-feature-gates", "ReconcilerRateLimiting=false"}
 	if opts.Step > 0 {
 		args = append(args, "-step", opts.Step.String())
 	}

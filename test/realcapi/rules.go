@@ -37,6 +37,7 @@ type FaultRule struct {
 	ServerLost           string  `json:"serverLost,omitempty"`
 	BootDelay            string  `json:"bootDelay,omitempty"`
 	KubeletVersion       string  `json:"kubeletVersion,omitempty"`
+	APIServerDown        bool    `json:"apiServerDown,omitempty"`
 }
 
 // OctaviaQuota is the value of InfraFailure that selects the default

@@ -30,12 +30,13 @@ func main() {
 	concurrency := flag.Int("concurrency", 10, "concurrent reconciles per controller")
 	syncPeriod := flag.Duration("sync-period", 10*time.Minute, "how often every object is reconciled anyway")
 	connectionRetry := flag.Duration("connection-retry", 0, "how soon to retry connecting to a workload cluster (default: Cluster API's 30s)")
+	gates := flag.String("feature-gates", "", "Cluster API feature gates, e.g. ReconcilerRateLimiting=false")
 	capiDir := flag.String("capi-dir", "", "the sigs.k8s.io/cluster-api module directory (default: found in the module cache)")
 	workDir := flag.String("work-dir", "", "where the webhook certificate is kept (default: a temporary directory)")
 	level := flag.String("log-level", "info", "debug, info, warn or error")
 	_ = flag.Parse(os.Args[1:])
 	opts := capicontrollers.Options{
-		Step: *step, Concurrency: *concurrency, SyncPeriod: *syncPeriod, ConnectionRetry: *connectionRetry,
+		Step: *step, Concurrency: *concurrency, SyncPeriod: *syncPeriod, ConnectionRetry: *connectionRetry, FeatureGates: *gates,
 		CAPIDir: *capiDir, WorkDir: *workDir,
 	}
 	if err := run(*kubeconfig, opts, *level); err != nil {

@@ -1,4 +1,4 @@
-package capisim
+package capicontrollers
 
 import (
 	"fmt"

@@ -1,9 +1,10 @@
-package capisim
+package capicontrollers
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRules(t *testing.T) {
@@ -25,10 +26,18 @@ func TestParseRules(t *testing.T) {
   addonFailureMessage: "no chart"
   stuckRollout: true
   stuckDeletion: true
+  serverQuota: true
+  serverError: "*-md-0-*"
+  serverLost: "c-md-0-abc"
+  bootDelay: 30s
+  kubeletVersion: v1.32.5
+  apiServerDown: true
 `,
 			want: []Rule{{Cluster: "quota-*", Namespace: "magnum-*", Faults: Faults{
 				InfraFailure: "boom", InfraFailureEnabled: true, InfraFailureTerminal: true,
 				AddonFailure: "*-cni-calico", AddonFailureMessage: "no chart", StuckRollout: true, StuckDeletion: true,
+				ServerQuota: true, ServerError: "*-md-0-*", ServerLost: "c-md-0-abc", BootDelay: Duration{30 * time.Second},
+				KubeletVersion: "v1.32.5", APIServerDown: true,
 			}}},
 		},
 		{
@@ -36,9 +45,12 @@ func TestParseRules(t *testing.T) {
 			yaml: `[{cluster: a, infraFailure: ""}]`,
 			want: []Rule{{Cluster: "a", Faults: Faults{InfraFailureEnabled: true}}},
 		},
+		{name: "JSON, as the Python tests write it", yaml: `[{"cluster": "a", "stuckRollout": true}]`, want: []Rule{{Cluster: "a", Faults: Faults{StuckRollout: true}}}},
 		{name: "no cluster", yaml: `[{stuckRollout: true}]`, wantErr: "cluster (a glob of Cluster names) is required"},
 		{name: "bad glob", yaml: `[{cluster: "a["}]`, wantErr: `cluster "a[" is not a valid glob`},
 		{name: "bad addon glob", yaml: `[{cluster: a, addonFailure: "x["}]`, wantErr: `addonFailure "x[" is not a valid glob`},
+		{name: "bad server glob", yaml: `[{cluster: a, serverError: "x["}]`, wantErr: `serverError "x[" is not a valid glob`},
+		{name: "bad duration", yaml: `[{cluster: a, bootDelay: soon}]`, wantErr: "soon"},
 		{name: "unknown key", yaml: `[{cluster: a, stuckRolout: true}]`, wantErr: "unknown field"},
 		{name: "not a list", yaml: `cluster: a`, wantErr: "fault rules"},
 	}
@@ -63,39 +75,40 @@ func TestParseRules(t *testing.T) {
 
 func TestFaultsFor(t *testing.T) {
 	var book faultBook
-	book.setGoRules([]Rule{
+	book.setRules([]Rule{
 		{Cluster: "*", Faults: Faults{StuckRollout: true}},
-		{Cluster: "q-*", Namespace: "ns-a", Faults: Faults{InfraFailure: "from go"}},
-	})
-	book.setConfigMapRules([]Rule{
-		{Cluster: "q-1", Faults: Faults{InfraFailure: "from configmap", AddonFailure: "*"}},
+		{Cluster: "q-*", Namespace: "ns-a", Faults: Faults{InfraFailure: "first"}},
+		{Cluster: "q-1", Faults: Faults{InfraFailure: "later rule", AddonFailure: "*", BootDelay: Duration{time.Minute}}},
 	})
 	tests := []struct {
 		name, namespace, cluster string
 		annotations              map[string]string
 		want                     Faults
 	}{
-		{name: "go wildcard only", namespace: "x", cluster: "other", want: Faults{StuckRollout: true}},
+		{name: "wildcard only", namespace: "x", cluster: "other", want: Faults{StuckRollout: true}},
 		{name: "namespace must match", namespace: "ns-b", cluster: "q-2", want: Faults{StuckRollout: true}},
-		{name: "go rule", namespace: "ns-a", cluster: "q-2", want: Faults{StuckRollout: true, InfraFailure: "from go", InfraFailureEnabled: true}},
+		{name: "one rule", namespace: "ns-a", cluster: "q-2", want: Faults{StuckRollout: true, InfraFailure: "first", InfraFailureEnabled: true}},
 		{
-			name: "configmap over go", namespace: "ns-a", cluster: "q-1",
-			want: Faults{StuckRollout: true, InfraFailure: "from configmap", InfraFailureEnabled: true, AddonFailure: "*"},
+			name: "later rules win", namespace: "ns-a", cluster: "q-1",
+			want: Faults{StuckRollout: true, InfraFailure: "later rule", InfraFailureEnabled: true, AddonFailure: "*", BootDelay: Duration{time.Minute}},
 		},
 		{
-			name: "annotations over both", namespace: "ns-a", cluster: "q-1",
+			name: "annotations win", namespace: "ns-a", cluster: "q-1",
 			annotations: map[string]string{
 				AnnotationInfraFailure: "from annotation", AnnotationInfraFailureTerminal: "true",
 				AnnotationAddonFailure: "*-ccm", AnnotationAddonFailureMessage: "m", AnnotationStuckDeletion: "true",
+				AnnotationBootDelay: "5s", AnnotationServerQuota: "true", AnnotationKubeletVersion: "v1.32.5",
+				AnnotationAPIServerDown: "true", AnnotationServerLost: "m1", AnnotationServerError: "m2",
 			},
 			want: Faults{
 				StuckRollout: true, StuckDeletion: true, InfraFailure: "from annotation", InfraFailureEnabled: true,
-				InfraFailureTerminal: true, AddonFailure: "*-ccm", AddonFailureMessage: "m",
+				InfraFailureTerminal: true, AddonFailure: "*-ccm", AddonFailureMessage: "m", BootDelay: Duration{5 * time.Second},
+				ServerQuota: true, KubeletVersion: "v1.32.5", APIServerDown: true, ServerLost: "m1", ServerError: "m2",
 			},
 		},
 		{
-			name: "empty infra annotation is the default failure", namespace: "x", cluster: "other",
-			annotations: map[string]string{AnnotationInfraFailure: "", AnnotationStuckDeletion: "no"},
+			name: "empty infra annotation is the default failure; malformed values are ignored", namespace: "x", cluster: "other",
+			annotations: map[string]string{AnnotationInfraFailure: "", AnnotationStuckDeletion: "no", AnnotationBootDelay: "soon"},
 			want:        Faults{StuckRollout: true, InfraFailureEnabled: true},
 		},
 	}
