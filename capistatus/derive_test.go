@@ -106,7 +106,7 @@ var provisioningCases = []deriveCase{
 		reason: "waiting for: Helm release " + stack + " to be installed"},
 	{row: "C-06", name: "Cluster status older than its spec", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.Cluster.Generation = 3 }, wantExact: true,
-		reason: "waiting for: Cluster controller has not yet seen the latest spec (generation 3, observed 2)"},
+		reason: "waiting for: Cluster controller has not yet reconciled the latest spec (generation 3, observed 2)"},
 	{row: "C-07", name: "Cluster not Available though parts are", status: CreateInProgress, want: CreateInProgress,
 		snap: func(s *Snapshot) {
 			s.Cluster.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "* RemoteConnectionProbe: Remote connection not established yet")
@@ -155,7 +155,17 @@ var provisioningCases = []deriveCase{
 		reason: "waiting for: control plane: KubeadmControlPlane " + cpName + " not found"},
 	{row: "C-15", name: "stale control plane status", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.ControlPlane.Generation = 4 }, wantExact: true,
-		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet seen the latest spec (generation 4, observed 3)"},
+		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet reconciled the latest spec (generation 4, observed 3)"},
+	// Recorded from CAPI v1.13 (capistatus/testdata/capi-v1.13/upgrade-unreachable):
+	// KCP keeps failing (it cannot reach the workload cluster), so
+	// observedGeneration stays behind, but it still writes its conditions,
+	// and the Machine controller the machines'.
+	{row: "C-15", name: "control plane reconcile failing", status: UpdateInProgress, want: UpdateInProgress,
+		snap: chain(func(s *Snapshot) {
+			s.ControlPlane.Generation = 4
+			s.ControlPlane.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "Waiting for etcd to report the list of members")
+		}, notReadyMachine(0, "* NodeHealthy: Node is unreachable")), wantExact: true,
+		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet reconciled the latest spec (generation 4, observed 3), not Available: Waiting for etcd to report the list of members, machine " + stack + "-control-plane-a1b2c: NodeHealthy: Node is unreachable"},
 	{row: "C-16", name: "control plane machines coming up", status: CreateInProgress, want: CreateInProgress,
 		snap: chain(func(s *Snapshot) {
 			s.ControlPlane.Status.ReadyReplicas, s.ControlPlane.Status.AvailableReplicas = i32(1), i32(1)
@@ -189,6 +199,20 @@ var provisioningCases = []deriveCase{
 	{row: "C-31", name: "machine spec change not yet reconciled", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.Machines[3].Generation = 2 }, wantExact: true,
 		reason: "waiting for: node group default-worker: 1 machine not yet reconciled since its spec changed"},
+	// Recorded from CAPI v1.13 (testdata/capi-v1.13/upgrade-unreachable).
+	{row: "C-32", name: "workload cluster unreachable", status: UpdateInProgress, want: UpdateInProgress,
+		snap: func(s *Snapshot) {
+			s.Cluster.Status.Conditions[5] = cond2("RemoteConnectionProbe", metav1.ConditionFalse, "ProbeFailed", "Remote connection probe failed, probe last succeeded at 2026-12-03T13:24:30Z")
+			s.ControlPlane.Generation = 4
+		},
+		has: []string{"waiting for: Cluster " + stack + " cannot reach the cluster's API server: Remote connection probe failed, probe last succeeded at 2026-12-03T13:24:30Z; control plane: KubeadmControlPlane controller has not yet reconciled"}},
+	{row: "C-32", name: "not reachable before the control plane is initialized: not a problem yet", status: CreateInProgress, want: CreateInProgress,
+		snap: func(s *Snapshot) {
+			s.Cluster.Status.Conditions[2] = cond2("ControlPlaneInitialized", metav1.ConditionFalse, "NotInitialized", "Control plane not yet initialized")
+			s.Cluster.Status.Conditions[5] = cond2("RemoteConnectionProbe", metav1.ConditionFalse, "ProbeFailed", "Remote connection not established yet")
+			s.ControlPlane.Generation = 4
+		}, wantExact: true,
+		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet reconciled the latest spec (generation 4, observed 3)"},
 	{row: "C-20", name: "control plane not Available", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) {
 			s.ControlPlane.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "* EtcdClusterHealthy: etcd member unhealthy")
@@ -206,7 +230,14 @@ var provisioningCases = []deriveCase{
 		reason: "waiting for: node group gpu: MachineDeployment " + stack + "-gpu not found"},
 	{row: "C-22", name: "stale MachineDeployment status", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.MachineDeployments[0].Generation = 3 }, wantExact: true,
-		reason: "waiting for: node group default-worker: MachineDeployment controller has not yet seen the latest spec (generation 3, observed 2)"},
+		reason: "waiting for: node group default-worker: MachineDeployment controller has not yet reconciled the latest spec (generation 3, observed 2)"},
+	{row: "C-22", name: "MachineDeployment lagging, a machine being deleted", status: UpdateInProgress, want: UpdateInProgress,
+		snap: func(s *Snapshot) {
+			s.MachineDeployments[0].Generation = 3
+			now := metav1.Now()
+			s.Machines[3].DeletionTimestamp = &now
+		}, wantExact: true,
+		reason: "waiting for: node group default-worker: MachineDeployment controller has not yet reconciled the latest spec (generation 3, observed 2), 1 machine being deleted"},
 	{row: "C-23", name: "worker not available", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.MachineDeployments[0].Status.AvailableReplicas = i32(1) }, wantExact: true,
 		reason: "waiting for: node group default-worker: 1 of 2 machines available"},

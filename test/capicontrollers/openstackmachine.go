@@ -69,24 +69,28 @@ func (r *openStackMachineReconciler) reconcile(ctx context.Context, req ctrl.Req
 	}
 	original := osm.DeepCopy()
 	conds := capoConditions{osm}
+	controlPlane := util.IsControlPlaneMachine(machine)
+	patch := func() error { return r.patchStatus(ctx, summarize(osm, controlPlane), original) }
 	if !nestedBool(osc, "status", "ready") {
 		v1beta1conditions.MarkFalse(conds, condInstanceReady, reasonWaitingForInfra, clusterv1.ConditionSeverityInfo, "")
-		return ctrl.Result{}, r.patchStatus(ctx, osm, original)
+		return ctrl.Result{}, patch()
 	}
 	if machine.Spec.Bootstrap.DataSecretName == nil {
 		v1beta1conditions.MarkFalse(conds, condInstanceReady, reasonWaitingForBootstrap, clusterv1.ConditionSeverityInfo, "")
-		return ctrl.Result{}, r.patchStatus(ctx, osm, original)
+		return ctrl.Result{}, patch()
 	}
 	if added, err := r.addFinalizer(ctx, osm, openStackMachineFinalizer); err != nil || added {
 		return ctrl.Result{}, err
 	}
+	// Until its OpenStackServer is ready (ACTIVE) CAPO only waits: what
+	// Nova said (a refused create, ERROR) is on the OpenStackServer, and
+	// the OpenStackMachine keeps its earlier conditions.
 	oss, err := r.ensureServer(ctx, osc, osm, machine)
 	if err != nil || !nestedBool(oss, "status", "ready") {
 		return ctrl.Result{}, err
 	}
 	id := nestedString(oss, "status", "instanceID")
 	key := clusterKey(cluster.Namespace, cluster.Name)
-	controlPlane := util.IsControlPlaneMachine(machine)
 	lost := r.nova.isLost(id)
 	if !lost && machine.Status.NodeRef.IsDefined() && globMatch(r.faultsFor(cluster).ServerLost, osm.GetName()) {
 		// The server vanishes from Nova; the cloud controller manager then
@@ -99,10 +103,9 @@ func (r *openStackMachineReconciler) reconcile(ctx context.Context, req ctrl.Req
 	}
 	if lost {
 		v1beta1conditions.MarkFalse(conds, condInstanceReady, reasonInstanceDeleted, clusterv1.ConditionSeverityError, serverUnexpectedlyDeletedMsg)
-		v1beta1conditions.MarkFalse(conds, condReady, reasonInstanceDeleted, clusterv1.ConditionSeverityError, serverUnexpectedlyDeletedMsg)
 		_ = unstructured.SetNestedField(osm.Object, capoUpdateError, "status", "failureReason")
 		_ = unstructured.SetNestedField(osm.Object, serverUnexpectedlyDeletedMsg, "status", "failureMessage")
-		return ctrl.Result{}, r.patchStatus(ctx, osm, original)
+		return ctrl.Result{}, patch()
 	}
 
 	addresses, _, _ := unstructured.NestedSlice(oss.Object, "status", "addresses")
@@ -128,8 +131,7 @@ func (r *openStackMachineReconciler) reconcile(ctx context.Context, req ctrl.Req
 		_ = unstructured.SetNestedField(osm.Object, true, "status", "ready")
 		_ = unstructured.SetNestedField(osm.Object, true, "status", "initialization", "provisioned")
 		v1beta1conditions.MarkTrue(conds, condInstanceReady)
-		v1beta1conditions.MarkTrue(conds, condReady)
-		if err := r.patchStatus(ctx, osm, original); err != nil {
+		if err := patch(); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{}, r.boot(ctx, bootSpec{
@@ -145,11 +147,20 @@ func (r *openStackMachineReconciler) reconcile(ctx context.Context, req ctrl.Req
 			_ = unstructured.SetNestedField(osm.Object, `instance state ERROR is unexpected`, "status", "failureMessage")
 		}
 		v1beta1conditions.MarkFalse(conds, condInstanceReady, reasonInstanceStateError, clusterv1.ConditionSeverityError, "")
-		v1beta1conditions.MarkFalse(conds, condReady, reasonInstanceStateError, clusterv1.ConditionSeverityError, "Instance is in ERROR state")
-	default:
-		v1beta1conditions.MarkFalse(conds, condReady, reasonInstanceNotReady, clusterv1.ConditionSeverityInfo, "Instance is building")
 	}
-	return ctrl.Result{}, r.patchStatus(ctx, osm, original)
+	return ctrl.Result{}, patch()
+}
+
+// summarize sets Ready as CAPO's patchMachine does before every write: the
+// summary of InstanceReady (and, on a control plane machine,
+// APIServerIngressReady), which replaces whatever Ready was marked.
+func summarize(osm *unstructured.Unstructured, controlPlane bool) *unstructured.Unstructured {
+	applicable := []clusterv1.ConditionType{condInstanceReady}
+	if controlPlane {
+		applicable = append(applicable, condAPIServerIngress)
+	}
+	v1beta1conditions.SetSummary(capoConditions{osm}, v1beta1conditions.WithConditions(applicable...))
+	return osm
 }
 
 // kubeletVersion is what the machine's kubelet reports: its spec.version,

@@ -13,10 +13,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/go-logr/logr"
 
@@ -40,6 +42,8 @@ type Provider struct {
 	ips       *ipAllocator
 	nova      nova
 	workloads *workloads
+	// wake feeds OpenStackMachines to their controller (outages.go).
+	wake chan event.GenericEvent
 }
 
 // faultsFor returns the faults injected into a Cluster.
@@ -74,7 +78,8 @@ func (p *Provider) setup(ctx context.Context, mgr manager.Manager) error {
 		{"openstackmachine", ctrl.NewControllerManagedBy(mgr).For(newUnstructured(gvkOpenStackMachine)).
 			Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(machineToInfra)).
 			Watches(newUnstructured(gvkOpenStackServer), handler.EnqueueRequestsFromMapFunc(sameName)).
-			Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(p.clusterToInfraMachines)),
+			Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(p.clusterToInfraMachines)).
+			WatchesRawSource(source.Channel(p.wake, &handler.EnqueueRequestForObject{})),
 			&openStackMachineReconciler{p}},
 		{"openstackserver", ctrl.NewControllerManagedBy(mgr).For(newUnstructured(gvkOpenStackServer)),
 			&openStackServerReconciler{p}},

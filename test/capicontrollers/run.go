@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -212,6 +213,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, ready func()) (err
 	p := &Provider{
 		client: mgr.GetClient(), direct: direct, opts: opts, log: log,
 		pace: newPacer(opts.Step), ips: newIPAllocator(), workloads: newWorkloads(runtimeMgr, mux),
+		wake: make(chan event.GenericEvent),
 	}
 	defer func() {
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -224,7 +226,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options, ready func()) (err
 	if err := setupGC(mgr, direct); err != nil {
 		return err
 	}
-	if err := mgr.Add(outages{p}); err != nil {
+	if err := mgr.Add(outages{Provider: p, wake: p.wake}); err != nil {
 		return err
 	}
 

@@ -25,9 +25,9 @@ import (
 type footprint map[string]string
 
 // driverFootprint records the namespaces, the Secrets (Helm's release
-// records among them), Leases and CAPI Clusters of the driver's namespaces
-// (prefix "magnum-") in both management clusters, and the stack user's
-// application credentials. kube-system is left out on purpose: the API
+// records among them; not Cluster API's own), Leases and CAPI Clusters of
+// the driver's namespaces (prefix "magnum-") in both management clusters,
+// and the stack user's application credentials. kube-system is left out on purpose: the API
 // server renews its own Leases there every few seconds.
 func driverFootprint(t *testing.T) footprint {
 	t.Helper()
@@ -59,6 +59,13 @@ func driverFootprint(t *testing.T) footprint {
 					t.Fatal(err)
 				}
 				for _, o := range objs {
+					if ownedByClusterAPI(o) {
+						// Cluster API's own Secrets (the kubeconfig,
+						// bootstrap data) go with their owners through
+						// the garbage collector, some time after the
+						// cluster is gone; they are not the driver's.
+						continue
+					}
 					version := o.GetResourceVersion()
 					if kind == "Cluster" {
 						// The Cluster API controllers keep writing the
@@ -76,6 +83,16 @@ func driverFootprint(t *testing.T) footprint {
 		fp["keystone ApplicationCredential "+ac.Name] = ac.ID
 	}
 	return fp
+}
+
+// ownedByClusterAPI reports whether a Cluster API object owns o.
+func ownedByClusterAPI(o client.Object) bool {
+	for _, ref := range o.GetOwnerReferences() {
+		if strings.HasSuffix(strings.SplitN(ref.APIVersion, "/", 2)[0], "cluster.x-k8s.io") {
+			return true
+		}
+	}
+	return false
 }
 
 func metaItems(list client.ObjectList) ([]client.Object, error) {

@@ -39,6 +39,13 @@ func TestStatusWithRealControllers(t *testing.T) {
 func statusLifecycle(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "real-life", "v1.33.2", 2)
+	// Servers take a few seconds to build, so that the rollouts can be
+	// caught in progress.
+	slow := realcapi.FaultRule{Cluster: "real-life-*", BootDelay: "3s"}
+	if err := stack.Faults.Set(context.Background(), t.Name(), slow); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stack.Faults.Set(context.Background(), t.Name()) })
 	create(t, c)
 	cleanupCluster(t, c)
 	created := time.Now()
@@ -98,10 +105,9 @@ func statusLifecycle(t *testing.T) {
 	// has the MachineSet replace it. The cluster stays UPDATE_COMPLETE;
 	// health says what happened, then recovers.
 	lost := machinesOf(t, c, "default-worker")[0]
-	if err := stack.Faults.Set(context.Background(), t.Name(), realcapi.FaultRule{Cluster: c.spec.Cluster.StackId, ServerLost: lost.Name}); err != nil {
+	if err := stack.Faults.Set(context.Background(), t.Name(), slow, realcapi.FaultRule{Cluster: c.spec.Cluster.StackId, ServerLost: lost.Name}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = stack.Faults.Set(context.Background(), t.Name()) })
 	waitHealth(t, c, "remediation seen", 2*time.Minute, func(h *pb.GetClusterHealthResponse) bool {
 		return h.GetHealthStatus() == "UNHEALTHY" && h.GetHealthStatusReason()["default-worker"] != "ok"
 	})
@@ -237,10 +243,12 @@ func statusStuckDeletion(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "real-stuck", "v1.33.2", 1)
 	create(t, c)
+	cleanupCluster(t, c)
 	c.waitFor(t, "CREATE_COMPLETE", 3*time.Minute)
 	if err := stack.Faults.Set(context.Background(), t.Name(), realcapi.FaultRule{Cluster: c.spec.Cluster.StackId, StuckDeletion: true}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = stack.Faults.Set(context.Background(), t.Name()) })
 	c.setStatus("DELETE_IN_PROGRESS")
 	ctx, cancel := callCtx()
 	_, err := driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})

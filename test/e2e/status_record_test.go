@@ -76,6 +76,7 @@ func checkpoint(t *testing.T, c *cluster, name string, started time.Time, rows .
 		asked.ReleaseExists = releaseExists(objs, c.spec.Cluster.StackId)
 		got := replay(t, asked, objs)
 		if lastDiff = differs(resp.GetStatus(), got); lastDiff == "" {
+			t.Logf("checkpoint %s: %s %q", name, resp.GetStatus().GetStatus(), resp.GetStatus().GetStatusReason())
 			if os.Getenv(recordEnv) != "" {
 				asked.Rows = rows
 				writeRecording(t, name, asked, objs)
