@@ -139,7 +139,7 @@ func provisioningItems(req Request, snap Snapshot, cfg Config, views []groupView
 		if f := deploymentFacets(md, machines); len(f) > 0 {
 			items = append(items, labelled(rankWorkers, "MachineDeployment "+md.Name, f))
 		}
-		items = appendProblems(items, machineProblems(machines))
+		items = appendProblems(items, machineProblems(machines, snap.Servers))
 	}
 	if summary != nil && !explains(items) {
 		items = append(items, *summary)

@@ -79,7 +79,7 @@ func groupItems(v groupView, snap Snapshot) []item {
 		}
 		return nil
 	case inProgress(v.ng.Status) || v.md != nil || v.controlPlane:
-		items := appendProblems(nil, machineProblems(v.machines))
+		items := appendProblems(nil, machineProblems(v.machines, snap.Servers))
 		if f := v.progressFacets(snap); len(f) > 0 {
 			items = append(items, labelled(r, label, f))
 		}

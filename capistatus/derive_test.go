@@ -81,6 +81,19 @@ func notReadyMachine(i int, msg string) func(*Snapshot) {
 	}
 }
 
+// serverFailing makes machine i wait for its OpenStackServer, which Nova
+// refused (InstanceReady false, severity Error, with reason and message).
+func serverFailing(i int, reason, message string) func(*Snapshot) {
+	return func(s *Snapshot) {
+		m := &s.Machines[i]
+		m.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackMachine", Name: m.Name}
+		m.Status.Conditions[0] = cond2("Ready", metav1.ConditionFalse, "NotReady", "* InfrastructureReady: WaitingForBootstrapData")
+		s.MachineDeployments[0].Status.ReadyReplicas, s.MachineDeployments[0].Status.AvailableReplicas = i32(1), i32(1)
+		s.Servers = append(s.Servers, OpenStackServer{ObjectMeta: meta(m.Name, 1, map[string]string{labelCAPICluster: stack}),
+			Status: OpenStackServerStatus{Conditions: clusterv1.Conditions{cond1("InstanceReady", "False", clusterv1.ConditionSeverityError, reason, message)}}})
+	}
+}
+
 func chain(fs ...func(*Snapshot)) func(*Snapshot) {
 	return func(s *Snapshot) {
 		for _, f := range fs {
@@ -277,6 +290,20 @@ var provisioningCases = []deriveCase{
 			s.MachineDeployments[0].Status.ReadyReplicas = i32(1)
 		},
 		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: Quota exceeded for instances"}},
+	// Recorded from CAPI v1.13 with CAPO v0.14's OpenStackServer
+	// (testdata/capi-v1.13/nova-quota, nova-error): the machine only shows
+	// CAPO's stale WaitingForBootstrapData.
+	{row: "C-33", name: "Nova refused the server", status: CreateInProgress, want: CreateInProgress,
+		snap: serverFailing(4, "InstanceCreateFailed", `Expected HTTP response code [202] when accessing [POST https://nova.example.test:8774/v2.1/servers], but got 403 instead: {"forbidden": {"code": 403, "message": "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances"}}`),
+		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: Expected HTTP response code [202]", "Quota exceeded for instances", "node group default-worker: 1 of 2 machines ready"}},
+	{row: "C-33", name: "server in ERROR", status: CreateInProgress, want: CreateInProgress,
+		snap: serverFailing(4, "InstanceStateError", ""),
+		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: the server is in ERROR state"}},
+	{row: "C-33", name: "a server still building is no problem", status: CreateInProgress, want: CreateInProgress,
+		snap: chain(serverFailing(4, "InstanceNotReady", ""), func(s *Snapshot) {
+			s.Servers[0].Status.Conditions[0].Severity = clusterv1.ConditionSeverityInfo
+		}), wantExact: true,
+		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: InfrastructureReady: WaitingForBootstrapData"},
 	{row: "C-28", name: "addons in transient phases", status: CreateInProgress, want: CreateInProgress,
 		snap: func(s *Snapshot) {
 			s.Addons[0].Phase = AddonInstalling

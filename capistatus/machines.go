@@ -114,11 +114,13 @@ func machineReady(m *clusterv1.Machine) bool {
 
 // machineProblems are the errors on machines a user can act on: CAPI's
 // (deprecated, still mirrored from CAPO) failureReason/failureMessage, e.g.
-// "Instance state ERROR", and v1beta1 conditions with severity Error, e.g. Nova
-// refusing to boot a server because the quota is exhausted. They do not fail
-// the cluster by themselves: a MachineHealthCheck or the control plane's
-// remediation replaces failed machines, so the timeout decides.
-func machineProblems(machines []clusterv1.Machine) []string {
+// "The server was unexpectedly deleted", v1beta1 conditions with severity
+// Error, and what Nova answered for a server that never came up (quota
+// exhausted, ERROR), which CAPO v0.14 keeps on the OpenStackServer alone.
+// They do not fail the cluster by themselves: a MachineHealthCheck or the
+// control plane's remediation replaces failed machines, and freed quota
+// lets CAPO's retries succeed, so the timeout decides.
+func machineProblems(machines []clusterv1.Machine, servers []OpenStackServer) []string {
 	var out []string
 	for i := range machines {
 		m := &machines[i]
@@ -131,9 +133,14 @@ func machineProblems(machines []clusterv1.Machine) []string {
 				continue
 			}
 		}
-		for _, c := range errorConditions(machineV1(m)) {
-			out = append(out, "machine "+m.Name+": "+c.fullText())
-			break
+		if errs := errorConditions(machineV1(m)); len(errs) > 0 {
+			out = append(out, "machine "+m.Name+": "+errs[0].fullText())
+			continue
+		}
+		if s := serverOf(m, servers); s != nil && !machineReady(m) {
+			if e := s.novaError(); e != "" {
+				out = append(out, "machine "+m.Name+": OpenStack server "+s.Name+": "+e)
+			}
 		}
 	}
 	return out

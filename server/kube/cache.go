@@ -15,6 +15,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
 // Index names for the watch cache.
@@ -63,11 +65,15 @@ type Cache struct {
 	copyReads bool
 }
 
-// indexLabel is the label that names an object's cluster: the chart's, and
-// on Helm's release Secrets the release's name (the cluster's stack id).
+// indexLabel is the label that names an object's cluster: the chart's; on
+// Helm's release Secrets the release's name (the cluster's stack id); on
+// CAPO's servers CAPI's.
 func indexLabel(gvk schema.GroupVersionKind) string {
-	if gvk == SecretGVK {
+	switch gvk {
+	case SecretGVK:
 		return "name"
+	case OpenStackServerGVK:
+		return clusterv1.ClusterNameLabel
 	}
 	return ChartClusterLabel
 }
@@ -103,6 +109,13 @@ func (c *Cluster) StartCache(ctx context.Context, log *slog.Logger) (*Cache, err
 			by.Transform = ch.failed.transform(strip)
 		}
 		byObject[typedObject(gvk)] = by
+	}
+	for _, gvk := range capiLabelKinds {
+		hasCAPILabel, err := labels.NewRequirement(clusterv1.ClusterNameLabel, selection.Exists, nil)
+		if err != nil {
+			return nil, err
+		}
+		byObject[typedObject(gvk)] = cache.ByObject{Label: labels.NewSelector().Add(*hasCAPILabel)}
 	}
 	inf, err := cache.New(c.Config, cache.Options{
 		Scheme:                   newCacheScheme(),
