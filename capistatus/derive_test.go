@@ -295,7 +295,7 @@ var provisioningCases = []deriveCase{
 	// CAPO's stale WaitingForBootstrapData.
 	{row: "C-33", name: "Nova refused the server", status: CreateInProgress, want: CreateInProgress,
 		snap: serverFailing(4, "InstanceCreateFailed", `Expected HTTP response code [202] when accessing [POST https://nova.example.test:8774/v2.1/servers], but got 403 instead: {"forbidden": {"code": 403, "message": "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances"}}`),
-		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: Expected HTTP response code [202]", "Quota exceeded for instances", "node group default-worker: 1 of 2 machines ready"}},
+		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: Expected HTTP response code [202]", "Quota exceeded for instances", "node group default-worker: 1 of 2 machines ready"}},
 	{row: "C-33", name: "server in ERROR", status: CreateInProgress, want: CreateInProgress,
 		snap: serverFailing(4, "InstanceStateError", ""),
 		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: the server is in ERROR state"}},
