@@ -299,11 +299,15 @@ var provisioningCases = []deriveCase{
 	{row: "C-33", name: "server in ERROR", status: CreateInProgress, want: CreateInProgress,
 		snap: serverFailing(4, "InstanceStateError", ""),
 		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: the server is in ERROR state"}},
-	{row: "C-33", name: "a server still building is no problem", status: CreateInProgress, want: CreateInProgress,
-		snap: chain(serverFailing(4, "InstanceNotReady", ""), func(s *Snapshot) {
-			s.Servers[0].Status.Conditions[0].Severity = clusterv1.ConditionSeverityInfo
+	{row: "C-33", name: "a server still building is no problem; its state beats CAPO's stale condition", status: CreateInProgress, want: CreateInProgress,
+		snap: chain(serverFailing(4, "", ""), func(s *Snapshot) {
+			s.Servers[0].Status.Conditions = nil
+			s.Servers[0].Status.InstanceState = str("BUILD")
 		}), wantExact: true,
-		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: InfrastructureReady: WaitingForBootstrapData"},
+		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w is building"},
+	{row: "C-33", name: "no server yet", status: CreateInProgress, want: CreateInProgress,
+		snap: chain(serverFailing(4, "", ""), func(s *Snapshot) { s.Servers[0].Status.Conditions = nil }), wantExact: true,
+		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w is being created"},
 	{row: "C-28", name: "addons in transient phases", status: CreateInProgress, want: CreateInProgress,
 		snap: func(s *Snapshot) {
 			s.Addons[0].Phase = AddonInstalling

@@ -80,12 +80,14 @@ type machineCounts struct {
 	// unobserved machines have a spec change their controller has not
 	// reconciled yet, so their conditions describe the previous spec.
 	unobserved int
-	// notReady is the first live machine that is not Ready, to quote its
-	// condition: the message usually names the step it is stuck at.
-	notReady *clusterv1.Machine
+	// notReady is the first live machine that is not Ready, and notReadyWhy
+	// why: its condition, whose message usually names the step it is stuck
+	// at, or its server's state while it waits for one.
+	notReady    *clusterv1.Machine
+	notReadyWhy string
 }
 
-func countMachines(machines []clusterv1.Machine) machineCounts {
+func countMachines(machines []clusterv1.Machine, servers []OpenStackServer) machineCounts {
 	var c machineCounts
 	for i := range machines {
 		m := &machines[i]
@@ -101,10 +103,34 @@ func countMachines(machines []clusterv1.Machine) machineCounts {
 			c.outdated++
 		}
 		if c.notReady == nil && !machineReady(m) {
-			c.notReady = m
+			c.notReady, c.notReadyWhy = m, notReadyWhy(m, servers)
 		}
 	}
 	return c
+}
+
+// notReadyWhy says why a machine is not ready. While CAPO waits for the
+// machine's OpenStackServer (CAPO v0.14 learns of a server only once it is
+// ACTIVE), the machine's conditions are CAPO's earlier ones, e.g.
+// WaitingForBootstrapData, long after the data came: the server's state
+// says more. A server Nova refused is a problem item of its own
+// (machineProblems) and is not repeated here.
+func notReadyWhy(m *clusterv1.Machine, servers []OpenStackServer) string {
+	if s := serverOf(m, servers); s != nil && !s.Status.Ready && s.novaError() == "" {
+		switch state := deref(s.Status.InstanceState); state {
+		case "":
+			return "OpenStack server " + s.Name + " is being created"
+		case "BUILD":
+			return "OpenStack server " + s.Name + " is building"
+		default:
+			return "OpenStack server " + s.Name + " is " + state
+		}
+	}
+	why := firstOf(m.Status.Conditions, machineV1(m), clusterv1.MachineReadyCondition, clusterv1.ReadyV1Beta1Condition).text()
+	if why == "" {
+		return "not ready"
+	}
+	return why
 }
 
 // machineReady reads the v1beta2 Ready condition, falling back to v1beta1 Ready.
