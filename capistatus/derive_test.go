@@ -295,19 +295,26 @@ var provisioningCases = []deriveCase{
 	// CAPO's stale WaitingForBootstrapData.
 	{row: "C-33", name: "Nova refused the server", status: CreateInProgress, want: CreateInProgress,
 		snap: serverFailing(4, "InstanceCreateFailed", `Expected HTTP response code [202] when accessing [POST https://nova.example.test:8774/v2.1/servers], but got 403 instead: {"forbidden": {"code": 403, "message": "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances"}}`),
-		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: Expected HTTP response code [202]", "Quota exceeded for instances", "node group default-worker: 1 of 2 machines ready"}},
+		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: its OpenStack server: Expected HTTP response code [202]", "Quota exceeded for instances",
+			"node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: its OpenStack server did not come up"}},
 	{row: "C-33", name: "server in ERROR", status: CreateInProgress, want: CreateInProgress,
 		snap: serverFailing(4, "InstanceStateError", ""),
-		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w: the server is in ERROR state"}},
+		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: its OpenStack server is in ERROR state"}},
+	{row: "C-33", name: "a server not named after its machine is named", status: CreateInProgress, want: CreateInProgress,
+		snap: chain(serverFailing(4, "InstanceStateError", ""), func(s *Snapshot) {
+			s.Servers[0].Name = "other"
+			s.Machines[4].Spec.InfrastructureRef.Name = "other"
+		}),
+		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server other is in ERROR state"}},
 	{row: "C-33", name: "a server still building is no problem; its state beats CAPO's stale condition", status: CreateInProgress, want: CreateInProgress,
 		snap: chain(serverFailing(4, "", ""), func(s *Snapshot) {
 			s.Servers[0].Status.Conditions = nil
 			s.Servers[0].Status.InstanceState = str("BUILD")
 		}), wantExact: true,
-		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w is building"},
+		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: its OpenStack server is building"},
 	{row: "C-33", name: "no server yet", status: CreateInProgress, want: CreateInProgress,
 		snap: chain(serverFailing(4, "", ""), func(s *Snapshot) { s.Servers[0].Status.Conditions = nil }), wantExact: true,
-		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: OpenStack server " + stack + "-default-worker-u3v4w is being created"},
+		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: its OpenStack server is being created"},
 	{row: "C-28", name: "addons in transient phases", status: CreateInProgress, want: CreateInProgress,
 		snap: func(s *Snapshot) {
 			s.Addons[0].Phase = AddonInstalling
@@ -553,6 +560,16 @@ var deleteCases = []deriveCase{
 			*s = Snapshot{Cluster: d.Cluster, InfraCluster: d.InfraCluster}
 		},
 		has: []string{"waiting for deletion of: OpenStackCluster " + stack + ": failed to create load balancer: quota (CreateError); OpenStackCluster " + stack + ": failed to delete network: ", "got 409 instead; OpenStackCluster " + stack + " (finalizers"}},
+	{row: "D-06", name: "CAPO retrying a refused deletion (Ready false, severity Warning)", status: DeleteInProgress, want: DeleteInProgress,
+		snap: func(s *Snapshot) {
+			d := deletingSnapshot()
+			d.InfraCluster.Status.Conditions = clusterv1.Conditions{cond1("Ready", "False", clusterv1.ConditionSeverityWarning, "OpenStackError",
+				`failed to delete network: Expected HTTP response code [202 204] when accessing [DELETE https://neutron:9696/v2.0/networks/7c1e], but got 409 instead: {"NeutronError": {"type": "NetworkInUse"}}`)}
+			*s = Snapshot{Cluster: d.Cluster, InfraCluster: d.InfraCluster}
+		}, wantExact: true,
+		reason: "waiting for deletion of: OpenStackCluster " + stack + ": failed to delete network: " +
+			`Expected HTTP response code [202 204] when accessing [DELETE https://neutron:9696/v2.0/networks/7c1e], but got 409 instead: {"NeutronError": {"type": "NetworkInUse"}}; ` +
+			"OpenStackCluster " + stack + " (finalizers: openstackcluster.infrastructure.cluster.x-k8s.io, janitor.capi.stackhpc.com); Cluster " + stack + " (finalizers: cluster.cluster.x-k8s.io)"},
 	{row: "D-07", name: "failed deletion finished later", status: DeleteFailed, want: DeleteComplete,
 		req:  func(r *Request) { r.StatusReason = "timed out after 30 minutes waiting for deletion of: ..." },
 		snap: func(s *Snapshot) { *s = Snapshot{} }, wantExact: true, reason: ""},

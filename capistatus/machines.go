@@ -113,17 +113,20 @@ func countMachines(machines []clusterv1.Machine, servers []OpenStackServer) mach
 // machine's OpenStackServer (CAPO v0.14 learns of a server only once it is
 // ACTIVE), the machine's conditions are CAPO's earlier ones, e.g.
 // WaitingForBootstrapData, long after the data came: the server's state
-// says more. A server Nova refused is a problem item of its own
-// (machineProblems) and is not repeated here.
+// says more. What Nova said about a server it refused or built into ERROR
+// is a problem item of its own (machineProblems) and is not repeated here.
 func notReadyWhy(m *clusterv1.Machine, servers []OpenStackServer) string {
-	if s := serverOf(m, servers); s != nil && !s.Status.Ready && s.novaError() == "" {
+	if s := serverOf(m, servers); s != nil && !s.Status.Ready {
+		if s.novaError() != "" {
+			return serverTitle(m, s) + " did not come up"
+		}
 		switch state := deref(s.Status.InstanceState); state {
 		case "":
-			return "OpenStack server " + s.Name + " is being created"
+			return serverTitle(m, s) + " is being created"
 		case "BUILD":
-			return "OpenStack server " + s.Name + " is building"
+			return serverTitle(m, s) + " is building"
 		default:
-			return "OpenStack server " + s.Name + " is " + state
+			return serverTitle(m, s) + " is " + state
 		}
 	}
 	why := firstOf(m.Status.Conditions, machineV1(m), clusterv1.MachineReadyCondition, clusterv1.ReadyV1Beta1Condition).text()
@@ -131,6 +134,16 @@ func notReadyWhy(m *clusterv1.Machine, servers []OpenStackServer) string {
 		return "not ready"
 	}
 	return why
+}
+
+// serverTitle names a machine's server after the machine's name: "its
+// OpenStack server" when CAPO named it after the machine (it does), so that
+// a reason does not repeat a long name.
+func serverTitle(m *clusterv1.Machine, s *OpenStackServer) string {
+	if s.Name == m.Name {
+		return "its OpenStack server"
+	}
+	return "OpenStack server " + s.Name
 }
 
 // machineReady reads the v1beta2 Ready condition, falling back to v1beta1 Ready.
@@ -165,7 +178,7 @@ func machineProblems(machines []clusterv1.Machine, servers []OpenStackServer) []
 		}
 		if s := serverOf(m, servers); s != nil && !machineReady(m) {
 			if e := s.novaError(); e != "" {
-				out = append(out, "machine "+m.Name+": OpenStack server "+s.Name+": "+e)
+				out = append(out, "machine "+m.Name+": "+serverTitle(m, s)+e)
 			}
 		}
 	}

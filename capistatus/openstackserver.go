@@ -48,16 +48,18 @@ func OpenStackServerFromUnstructured(obj map[string]any) (*OpenStackServer, erro
 }
 
 // novaError is what Nova said about a server that did not come up, as CAPO
-// reports it (InstanceReady false with severity Error), or "".
+// reports it (InstanceReady false with severity Error), after the server's
+// title: ": <Nova's error>", or " is in ERROR state" when CAPO quotes
+// nothing; "" when Nova said nothing wrong.
 func (o *OpenStackServer) novaError() string {
 	c := findV1(o.Status.Conditions, "InstanceReady")
 	if !c.isError() {
 		return ""
 	}
 	if c.reason == "InstanceStateError" && oneLine(c.message) == "" {
-		return "the server is in ERROR state"
+		return " is in ERROR state"
 	}
-	return c.fullText()
+	return ": " + c.fullText()
 }
 
 // serverOf is the OpenStackServer of a machine: CAPO names it after the

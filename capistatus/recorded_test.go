@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,4 +155,60 @@ func readRecorded(t *testing.T, dir string) (RecordedRequest, []*unstructured.Un
 		}
 	}
 	return req, objs
+}
+
+// realControllersSection is the heading of docs/status.md's table of the
+// recorded checkpoints and the rows each verifies.
+const realControllersSection = "## Verified against the real Cluster API controllers"
+
+// TestRecordedRowsDocumented keeps that table and the recordings in step:
+// one table row per recorded snapshot, naming exactly the rows its
+// request.json does, each a row of docs/status.md.
+func TestRecordedRowsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/status.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, "\n"+realControllersSection+"\n")
+	if start < 0 {
+		t.Fatalf("docs/status.md has no section %q", realControllersSection)
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[len(realControllersSection):], "\n## "); end >= 0 {
+		section = section[:len(realControllersSection)+end]
+	}
+	documented := map[string][]string{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\|.*\\| ([A-Z]-\\d\\d(?:, [A-Z]-\\d\\d)*) \\|$").FindAllStringSubmatch(section, -1) {
+		documented[m[1]] = strings.Split(m[2], ", ")
+	}
+	rowIDs := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\| ([A-Z]-\d\d) \|`).FindAllStringSubmatch(text, -1) {
+		rowIDs[m[1]] = true
+	}
+	dirs, err := filepath.Glob(filepath.Join(recordedDir, "*", "request.json"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no recorded snapshots in %s: %v", recordedDir, err)
+	}
+	for _, reqPath := range dirs {
+		name := filepath.Base(filepath.Dir(reqPath))
+		req, _ := readRecorded(t, filepath.Dir(reqPath))
+		got, ok := documented[name]
+		delete(documented, name)
+		if !ok {
+			t.Errorf("docs/status.md %q: no row for the recording `%s`", realControllersSection, name)
+			continue
+		}
+		if strings.Join(got, ", ") != strings.Join(req.Rows, ", ") {
+			t.Errorf("docs/status.md: `%s` verifies %v, its request.json says %v", name, got, req.Rows)
+		}
+		for _, id := range req.Rows {
+			if !rowIDs[id] {
+				t.Errorf("%s/request.json names row %s, which docs/status.md does not have", name, id)
+			}
+		}
+	}
+	for name := range documented {
+		t.Errorf("docs/status.md names a recording `%s` that %s does not have", name, recordedDir)
+	}
 }

@@ -30,7 +30,7 @@ func TestStatusWithRealControllers(t *testing.T) {
 	t.Run("kubelet version", statusKubeletVersion)
 	t.Run("nova", statusNova)
 	t.Run("octavia", statusOctavia)
-	t.Run("stuck deletion", statusStuckDeletion)
+	t.Run("failed machine, stuck deletion", statusFailedMachine)
 }
 
 // statusLifecycle: create, scale up, scale down removing a named node,
@@ -53,7 +53,7 @@ func statusLifecycle(t *testing.T) {
 	c.waitUntil(t, "control plane in progress", 3*time.Minute, func(s *pb.ClusterStatus) bool {
 		return strings.Contains(s.GetStatusReason(), "control plane: ")
 	})
-	checkpoint(t, c, "create-in-progress", created, "C-16")
+	checkpoint(t, c, "create-in-progress", created, "C-11", "C-15", "C-22", "C-30")
 	c.waitUntil(t, "create complete", 3*time.Minute, isStatus("CREATE_COMPLETE"))
 	st := checkpoint(t, c, "create-complete", created, "C-01", "N-01", "N-12", "N-14", "A-01", "A-03", "H-03")
 	if st.GetStatus() != "CREATE_COMPLETE" || c.spec.Cluster.CoeVersion != "v1.33.2" || !strings.HasPrefix(c.spec.Cluster.ApiAddress, "https://127.0.0.1:") {
@@ -93,9 +93,9 @@ func statusLifecycle(t *testing.T) {
 	c.waitUntil(t, "upgrade in progress", time.Minute, func(s *pb.ClusterStatus) bool {
 		return strings.Contains(s.GetStatusReason(), "upgrading from v1.33.2 to v1.34.1")
 	})
-	checkpoint(t, c, "upgrade-in-progress", started, "C-17", "N-05")
+	checkpoint(t, c, "upgrade-in-progress", started, "C-17", "C-18", "C-19", "C-24", "N-05", "N-13")
 	c.waitUntil(t, "upgrade complete", 4*time.Minute, isStatus("UPDATE_COMPLETE"))
-	checkpoint(t, c, "upgrade-complete", started, "C-02", "A-03", "N-13")
+	checkpoint(t, c, "upgrade-complete", started, "C-02", "A-03")
 	if c.spec.Cluster.CoeVersion != "v1.34.1" {
 		t.Errorf("after the upgrade coe_version = %s", c.spec.Cluster.CoeVersion)
 	}
@@ -117,13 +117,7 @@ func statusLifecycle(t *testing.T) {
 		t.Errorf("after remediation: workers %v", names(ms))
 	}
 
-	c.setStatus("DELETE_IN_PROGRESS")
-	ctx, cancel := callCtx()
-	_, err := driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
-	cancel()
-	if err != nil {
-		t.Fatalf("DeleteCluster: %v", err)
-	}
+	startDelete(t, c)
 	started = time.Now()
 	c.waitUntil(t, "deletion under way", time.Minute, func(s *pb.ClusterStatus) bool {
 		return strings.Contains(s.GetStatusReason(), "waiting for deletion of: ")
@@ -153,7 +147,7 @@ func statusFailingReconcile(t *testing.T) {
 	started := time.Now()
 	// Give the controllers time to fail at it.
 	time.Sleep(15 * time.Second)
-	st := checkpoint(t, c, "upgrade-unreachable", started, "C-15")
+	st := checkpoint(t, c, "upgrade-unreachable", started, "C-15", "C-32")
 	if st.GetStatus() != "UPDATE_IN_PROGRESS" || !strings.Contains(st.GetStatusReason(), "KubeadmControlPlane") {
 		t.Errorf("upgrade while unreachable: %s %q", st.GetStatus(), st.GetStatusReason())
 	}
@@ -199,13 +193,13 @@ func statusNova(t *testing.T) {
 	}
 	created := time.Now()
 	time.Sleep(20 * time.Second)
-	st := checkpoint(t, quota, "nova-quota", created, "C-16")
+	st := checkpoint(t, quota, "nova-quota", created, "C-33", "C-15", "C-23")
 	t.Logf("Nova quota: %s %q", st.GetStatus(), st.GetStatusReason())
 	broken.waitUntil(t, "control plane up", 3*time.Minute, func(s *pb.ClusterStatus) bool {
 		return !strings.Contains(s.GetStatusReason(), "control plane: ")
 	})
 	time.Sleep(5 * time.Second)
-	st = checkpoint(t, broken, "nova-error", created, "C-27")
+	st = checkpoint(t, broken, "nova-error", created, "C-33", "C-23")
 	t.Logf("server ERROR: %s %q", st.GetStatus(), st.GetStatusReason())
 }
 
@@ -237,18 +231,62 @@ func statusOctavia(t *testing.T) {
 	}
 }
 
-// statusStuckDeletion: Neutron refuses to delete the network, so the
-// OpenStackCluster keeps its finalizer.
-func statusStuckDeletion(t *testing.T) {
+// statusFailedMachine: with auto-healing off (no MachineHealthCheck) a
+// worker's server vanishes from Nova; CAPO fails its machine and nothing
+// replaces it, so a resize stays in progress and names the failed machine.
+// Then Neutron refuses to delete the network, so the deletion is stuck on
+// the OpenStackCluster's finalizer.
+func statusFailedMachine(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t, "real-stuck", "v1.33.2", 1)
+	c.spec.Cluster.Labels["auto_healing_enabled"] = "false"
 	create(t, c)
 	cleanupCluster(t, c)
 	c.waitFor(t, "CREATE_COMPLETE", 3*time.Minute)
-	if err := stack.Faults.Set(context.Background(), t.Name(), realcapi.FaultRule{Cluster: c.spec.Cluster.StackId, StuckDeletion: true}); err != nil {
+	t.Cleanup(func() { _ = stack.Faults.Set(context.Background(), t.Name()) })
+
+	lost := machinesOf(t, c, "default-worker")[0]
+	if err := stack.Faults.Set(context.Background(), t.Name(), realcapi.FaultRule{Cluster: c.spec.Cluster.StackId, ServerLost: lost.Name}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = stack.Faults.Set(context.Background(), t.Name()) })
+	waitHealth(t, c, "server lost", 2*time.Minute, func(h *pb.GetClusterHealthResponse) bool {
+		return h.GetHealthStatus() == "UNHEALTHY" && h.GetHealthStatusReason()["default-worker"] != "ok"
+	})
+	resize(t, c, 2, nil)
+	started := time.Now()
+	c.waitUntil(t, "the failed machine named", 2*time.Minute, func(s *pb.ClusterStatus) bool {
+		return strings.Contains(s.GetStatusReason(), "machine "+lost.Name+" failed")
+	})
+	st := checkpoint(t, c, "machine-failed", started, "C-27", "H-08")
+	if st.GetStatus() != "UPDATE_IN_PROGRESS" || !strings.HasPrefix(st.GetStatusReason(), "waiting for: machine "+lost.Name+" failed") {
+		t.Errorf("a failed machine is not named first: %s %q", st.GetStatus(), st.GetStatusReason())
+	}
+	if ms := machinesOf(t, c, "default-worker"); len(ms) != 2 || ms[0].Name != lost.Name && ms[1].Name != lost.Name {
+		t.Errorf("without auto-healing the failed machine must stay: workers %v", names(ms))
+	}
+
+	if err := stack.Faults.Set(context.Background(), t.Name(),
+		realcapi.FaultRule{Cluster: c.spec.Cluster.StackId, ServerLost: lost.Name, StuckDeletion: true}); err != nil {
+		t.Fatal(err)
+	}
+	startDelete(t, c)
+	started = time.Now()
+	c.waitUntil(t, "only the infrastructure left", 3*time.Minute, func(s *pb.ClusterStatus) bool {
+		return strings.HasPrefix(s.GetStatusReason(), "waiting for deletion of: OpenStackCluster ")
+	})
+	st = checkpoint(t, c, "delete-stuck", started, "D-05", "D-06", "N-08")
+	if !strings.Contains(st.GetStatusReason(), "NetworkInUse") || !strings.Contains(st.GetStatusReason(), "(finalizers: ") {
+		t.Errorf("a stuck deletion must say what holds it and why: %q", st.GetStatusReason())
+	}
+	if err := stack.Faults.Set(context.Background(), t.Name()); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor(t, "DELETE_COMPLETE", 3*time.Minute)
+}
+
+// startDelete is Magnum's cluster delete: the status, then the call.
+func startDelete(t *testing.T, c *cluster) {
+	t.Helper()
 	c.setStatus("DELETE_IN_PROGRESS")
 	ctx, cancel := callCtx()
 	_, err := driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
@@ -256,18 +294,6 @@ func statusStuckDeletion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("DeleteCluster: %v", err)
 	}
-	started := time.Now()
-	c.waitUntil(t, "only the infrastructure left", 3*time.Minute, func(s *pb.ClusterStatus) bool {
-		return strings.HasPrefix(s.GetStatusReason(), "waiting for deletion of: OpenStackCluster ")
-	})
-	st := checkpoint(t, c, "delete-stuck", started, "D-05", "D-06", "N-07", "N-08")
-	if !strings.Contains(st.GetStatusReason(), "NetworkInUse") && !strings.Contains(st.GetStatusReason(), "finalizers") {
-		t.Errorf("stuck deletion: %q", st.GetStatusReason())
-	}
-	if err := stack.Faults.Set(context.Background(), t.Name()); err != nil {
-		t.Fatal(err)
-	}
-	c.waitFor(t, "DELETE_COMPLETE", 3*time.Minute)
 }
 
 func create(t *testing.T, c *cluster) {
