@@ -110,10 +110,16 @@ func (c *cluster) apply(s *pb.ClusterStatus) {
 	c.spec.Nodegroups = kept
 }
 
-// waitFor polls GetClusterStatus, writing the answers back as Magnum's
-// periodic job does, until the cluster reaches want; another final state
-// or the timeout is an error.
+// waitFor polls GetClusterStatus every 250 ms until the cluster reaches
+// want (see pollUntil).
 func (c *cluster) waitFor(driver pb.DriverServiceClient, want string, timeout time.Duration) error {
+	return c.pollUntil(driver, want, 250*time.Millisecond, timeout)
+}
+
+// pollUntil polls GetClusterStatus every interval, writing the answers back
+// as Magnum's periodic job does, until the cluster reaches want; another
+// final state or the timeout is an error.
+func (c *cluster) pollUntil(driver pb.DriverServiceClient, want string, interval, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -130,7 +136,7 @@ func (c *cluster) waitFor(driver pb.DriverServiceClient, want string, timeout ti
 		if strings.HasSuffix(st, "_FAILED") || strings.HasSuffix(st, "_COMPLETE") {
 			return fmt.Errorf("cluster %s reached %s (%s) waiting for %s", c.spec.Cluster.StackId, st, c.spec.Cluster.StatusReason, want)
 		}
-		time.Sleep(250 * time.Millisecond)
+		time.Sleep(interval)
 	}
 	return fmt.Errorf("cluster %s still %s (%s) after %s waiting for %s", c.spec.Cluster.StackId, c.spec.Cluster.Status, c.spec.Cluster.StatusReason, timeout, want)
 }

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/kube"
@@ -38,7 +40,16 @@ type clone struct {
 // (server/kube/cache_kinds.go), at the versions it reads them.
 var watchedKinds = []schema.GroupVersionKind{
 	kube.ClusterGVK, kube.ControlPlaneGVK, kube.MachineDeploymentGVK, kube.MachineGVK,
-	kube.OpenStackClusterGVK, kube.HelmReleaseGVK, kube.ManifestsGVK,
+	kube.OpenStackClusterGVK, kube.OpenStackServerGVK, kube.HelmReleaseGVK, kube.ManifestsGVK,
+}
+
+// clusterLabel is the label the watch cache finds gvk's objects of a
+// cluster by: CAPI's on CAPO's servers, the chart's on the rest.
+func clusterLabel(gvk schema.GroupVersionKind) string {
+	if gvk == kube.OpenStackServerGVK {
+		return clusterv1.ClusterNameLabel
+	}
+	return kube.ChartClusterLabel
 }
 
 // readTemplate reads a complete cluster's watched objects.
@@ -48,7 +59,7 @@ func readTemplate(ctx context.Context, kc client.Client, c *cluster) (*template,
 	for _, gvk := range watchedKinds {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := kc.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{kube.ChartClusterLabel: t.stackID}); err != nil {
+		if err := kc.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{clusterLabel(gvk): t.stackID}); err != nil {
 			return nil, fmt.Errorf("listing %s of %s: %w", gvk.Kind, t.stackID, err)
 		}
 		if len(l.Items) == 0 {
