@@ -76,8 +76,8 @@ type Options struct {
 }
 
 // DefaultRulesConfigMap is where fault rules are read unless
-// Options.RulesConfigMap says otherwise (the simulator's name, kept so that
-// tests need not change).
+// Options.RulesConfigMap says otherwise: the name the removed simulator
+// (test/capisim) read them from, kept because the Python tests write it.
 var DefaultRulesConfigMap = types.NamespacedName{Namespace: "capisim-system", Name: "capisim"}
 
 func (o Options) withDefaults() Options {
