@@ -19,6 +19,8 @@ GO_TEST_FLAGS ?= -count=1 -shuffle=on -timeout 30m
 # What `magnum-capi version` prints (the image stamps it the same way).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 PURE_PACKAGES := ./helmvalues/... ./capistatus/... ./certs/...
+# The test bed's Cluster API controllers: a Go module of their own (see its doc.go).
+CAPI_CONTROLLERS := test/capicontrollers
 ADAPTER_PACKAGES := ./server/openstack/... ./server/release/... ./server/kube/... ./server/watchcache/... ./server/config/... ./server/metrics/...
 
 .PHONY: help
@@ -35,9 +37,10 @@ tools: ## Build (once per version) kube-apiserver, etcd, buf and the protoc plug
 	@echo "proto tools:    $(PROTO_TOOLS)"
 
 .PHONY: build
-build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin/testbed (the test stack) and bin/stackhpc-install (a cluster installed as the StackHPC driver does).
+build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin/testbed (the test stack), bin/capi-controllers (its Cluster API controllers) and bin/stackhpc-install (a cluster installed as the StackHPC driver does).
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/magnum-capi ./cmd/magnum-capi
 	$(GO) build -o $(BIN)/testbed ./test/cmd/testbed
+	cd $(CAPI_CONTROLLERS) && $(GO) build -o $(BIN)/capi-controllers ./cmd/capi-controllers
 	$(GO) build -o $(BIN)/stackhpc-install ./test/cmd/stackhpc-install
 
 .PHONY: generate
@@ -52,24 +55,27 @@ verify: deps ## Fail if generated code is stale, buf lint fails, a pure package 
 	hack/lint-imports.sh adapters $(ADAPTER_PACKAGES)
 	$(GO) run ./hack/funclen -max 80 ./cmd ./server ./helmvalues ./capistatus ./certs ./hack
 	$(GO) vet ./...
+	cd $(CAPI_CONTROLLERS) && $(GO) vet ./...
 
 # The tests that run the sidecar binary (end to end, deploy/'s version
 # stamp) use the one make build built instead of building their own.
 .PHONY: go-test
 go-test: build ## Go tests (unit, test bed, end-to-end).
-	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_VERSION="$(VERSION)" $(GO) test $(GO_TEST_FLAGS) ./...
+	cd $(CAPI_CONTROLLERS) && $(GO) test $(GO_TEST_FLAGS) ./...
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers MAGNUM_CAPI_VERSION="$(VERSION)" $(GO) test $(GO_TEST_FLAGS) ./...
 
 # Benchmarks run only here, never in go-test: the stack benchmarks of
 # test/bench need MAGNUM_CAPI_BENCH=1 (go test ./... only compiles them).
 BENCH_FLAGS ?= -count=1 -run '^$$' -benchmem
 # Each go test of test/bench starts its own stack: the status benchmark stops
-# the simulator and leaves 2,000 clusters' objects behind.
-BENCH_STACK = KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BENCH=1 MAGNUM_CAPI_BIN=$(BIN)/magnum-capi \
+# the Cluster API controllers and leaves 2,000 clusters' objects behind.
+BENCH_STACK = KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BENCH=1 MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers \
 	$(GO) test $(BENCH_FLAGS) -timeout 60m -benchtime 1x -v
 .PHONY: bench
-bench: deps tools build ## Benchmarks: values rendering, cache reads, status at 100/1,000/2,000 clusters, create vs SSA, 200 creates at once (docs/benchmarks.md).
+bench: deps tools build ## Benchmarks: values rendering, cache reads, status at 100/1,000/2,000 clusters, create vs SSA, 200 creates at once, 100 clusters on the real Cluster API controllers (docs/benchmarks.md).
 	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(BENCH_FLAGS) -bench . ./helmvalues/ ./server/watchcache/
 	$(BENCH_STACK) -bench BenchmarkCreate ./test/bench/
+	$(BENCH_STACK) -bench BenchmarkTestBed ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkStatus ./test/bench/
 
 # The long forms of test/e2e's reliability tests (the short ones run in
@@ -80,7 +86,7 @@ soak: deps tools build ## Long reliability runs: 200 clusters through the gRPC A
 	KUBEBUILDER_ASSETS="$(ASSETS)" $(SOAK_ENV) $(GO) test -count=1 -timeout 150m -v -run '^TestReliability' ./test/e2e/
 
 # The Python tests and the demo start the test stack and the sidecar from these.
-PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testbed \
+PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testbed MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers \
 	MAGNUM_CAPI_STACKHPC_INSTALL_BIN=$(BIN)/stackhpc-install KUBEBUILDER_ASSETS="$(ASSETS)"
 
 .PHONY: py-test
@@ -91,8 +97,8 @@ py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
 test: deps tools verify go-test py-test ## Everything CI runs (installs what it needs).
 
 .PHONY: testbed
-testbed: deps tools build ## Run the test stack (management API, CRDs, conversion, simulator, chart repo, Keystone) until interrupted.
-	KUBEBUILDER_ASSETS="$(ASSETS)" $(BIN)/testbed -sidecar-config $(BIN)/magnum-capi-testbed.yaml
+testbed: deps tools build ## Run the test stack (management API, CRDs, conversion, the real Cluster API controllers, chart repo, Keystone) until interrupted.
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers $(BIN)/testbed -sidecar-config $(BIN)/magnum-capi-testbed.yaml
 
 .PHONY: demo
 demo: deps tools build ## One cluster through create -> CREATE_COMPLETE -> delete -> DELETE_COMPLETE via the shim.

@@ -50,6 +50,9 @@ func deletionItems(req Request, snap Snapshot) []item {
 		for _, e := range errorConditions(o.Status.Conditions) {
 			items = append(items, item{rankProblem, "OpenStackCluster " + o.Name + ": " + e.fullText()})
 		}
+		if r := retrying(o.Status.Conditions); r != "" {
+			items = append(items, item{rankProblem, "OpenStackCluster " + o.Name + ": " + r})
+		}
 	}
 	var workers, cps []clusterv1.Machine
 	for i := range snap.Machines {
@@ -98,6 +101,17 @@ func machinesLeft(what string, machines []clusterv1.Machine) string {
 		}
 	}
 	return s
+}
+
+// retrying is why CAPO's deletion of an OpenStackCluster keeps failing when
+// it says so only in a Ready condition of severity Warning (an OpenStack
+// refusal it retries, e.g. Neutron's NetworkInUse while ports are left), or
+// "" (severity Error is quoted as such).
+func retrying(conds clusterv1.Conditions) string {
+	if c := findV1(conds, clusterv1.ReadyV1Beta1Condition); c.isFalse() && c.severity == string(clusterv1.ConditionSeverityWarning) && oneLine(c.message) != "" {
+		return c.fullText()
+	}
+	return ""
 }
 
 // finalizers names what holds an object that is being deleted: with CAPO's

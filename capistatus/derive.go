@@ -136,10 +136,10 @@ func provisioningItems(req Request, snap Snapshot, cfg Config, views []groupView
 	}
 	for _, md := range unclaimed {
 		machines := workerMachines(snap, md.Labels[labelChartNodeGroup], md.Name)
-		if f := deploymentFacets(md, machines); len(f) > 0 {
+		if f := deploymentFacets(md, machines, snap.Servers); len(f) > 0 {
 			items = append(items, labelled(rankWorkers, "MachineDeployment "+md.Name, f))
 		}
-		items = appendProblems(items, machineProblems(machines))
+		items = appendProblems(items, machineProblems(machines, snap.Servers))
 	}
 	if summary != nil && !explains(items) {
 		items = append(items, *summary)

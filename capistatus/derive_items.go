@@ -1,5 +1,7 @@
 package capistatus
 
+import clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
 // clusterItems are the Cluster object's own reasons to wait, and its
 // Available summary when that is false.
 func clusterItems(req Request, snap Snapshot) ([]item, *item) {
@@ -16,6 +18,11 @@ func clusterItems(req Request, snap Snapshot) ([]item, *item) {
 	}
 	if f := generationFacet(c.Generation, c.Status.ObservedGeneration, "Cluster"); f != nil {
 		items = append(items, item{rankCluster, f[0]})
+	}
+	if p := unreachable(c); p.found {
+		// Every controller that talks to the cluster fails while this
+		// lasts, which their own status only shows as lagging.
+		items = append(items, item{rankProblem, "Cluster " + c.Name + " cannot reach the cluster's API server: " + p.text()})
 	}
 	if o := snap.InfraCluster; o != nil && o.isReady() {
 		// Only once CAPO says ready: before that the OpenStackCluster item
@@ -72,7 +79,7 @@ func groupItems(v groupView, snap Snapshot) []item {
 		}
 		return nil
 	case inProgress(v.ng.Status) || v.md != nil || v.controlPlane:
-		items := appendProblems(nil, machineProblems(v.machines))
+		items := appendProblems(nil, machineProblems(v.machines, snap.Servers))
 		if f := v.progressFacets(snap); len(f) > 0 {
 			items = append(items, labelled(r, label, f))
 		}
@@ -100,4 +107,17 @@ func explains(items []item) bool {
 		}
 	}
 	return false
+}
+
+// unreachable is the Cluster's RemoteConnectionProbe when it failed after
+// the control plane was initialized: the cluster's API server stopped
+// answering. Before that a failing probe only means the cluster is not up
+// yet.
+func unreachable(c *clusterv1.Cluster) cond {
+	p := findV2(c.Status.Conditions, clusterv1.ClusterRemoteConnectionProbeCondition)
+	initialized := firstOf(c.Status.Conditions, clusterV1(c), clusterv1.ClusterControlPlaneInitializedCondition, clusterv1.ControlPlaneInitializedV1Beta1Condition)
+	if !p.isFalse() || !initialized.isTrue() {
+		return cond{}
+	}
+	return p
 }

@@ -41,7 +41,7 @@ func deriveNodeGroup(v groupView, snap Snapshot, cluster outcome) NodeGroupResul
 		case cluster.failed:
 			res.Status, res.StatusReason = failed(ng.Status), groupFailure(cluster, "", facets)
 		default:
-			items := appendProblems(nil, machineProblems(v.machines))
+			items := appendProblems(nil, machineProblems(v.machines, snap.Servers))
 			res.StatusReason = waitingFor("", append(items, facetItems(facets)...))
 		}
 	}

@@ -81,6 +81,19 @@ func notReadyMachine(i int, msg string) func(*Snapshot) {
 	}
 }
 
+// serverFailing makes machine i wait for its OpenStackServer, which Nova
+// refused (InstanceReady false, severity Error, with reason and message).
+func serverFailing(i int, reason, message string) func(*Snapshot) {
+	return func(s *Snapshot) {
+		m := &s.Machines[i]
+		m.Spec.InfrastructureRef = clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackMachine", Name: m.Name}
+		m.Status.Conditions[0] = cond2("Ready", metav1.ConditionFalse, "NotReady", "* InfrastructureReady: WaitingForBootstrapData")
+		s.MachineDeployments[0].Status.ReadyReplicas, s.MachineDeployments[0].Status.AvailableReplicas = i32(1), i32(1)
+		s.Servers = append(s.Servers, OpenStackServer{ObjectMeta: meta(m.Name, 1, map[string]string{labelCAPICluster: stack}),
+			Status: OpenStackServerStatus{Conditions: clusterv1.Conditions{cond1("InstanceReady", "False", clusterv1.ConditionSeverityError, reason, message)}}})
+	}
+}
+
 func chain(fs ...func(*Snapshot)) func(*Snapshot) {
 	return func(s *Snapshot) {
 		for _, f := range fs {
@@ -106,7 +119,7 @@ var provisioningCases = []deriveCase{
 		reason: "waiting for: Helm release " + stack + " to be installed"},
 	{row: "C-06", name: "Cluster status older than its spec", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.Cluster.Generation = 3 }, wantExact: true,
-		reason: "waiting for: Cluster controller has not yet seen the latest spec (generation 3, observed 2)"},
+		reason: "waiting for: Cluster controller has not yet reconciled the latest spec (generation 3, observed 2)"},
 	{row: "C-07", name: "Cluster not Available though parts are", status: CreateInProgress, want: CreateInProgress,
 		snap: func(s *Snapshot) {
 			s.Cluster.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "* RemoteConnectionProbe: Remote connection not established yet")
@@ -155,7 +168,17 @@ var provisioningCases = []deriveCase{
 		reason: "waiting for: control plane: KubeadmControlPlane " + cpName + " not found"},
 	{row: "C-15", name: "stale control plane status", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.ControlPlane.Generation = 4 }, wantExact: true,
-		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet seen the latest spec (generation 4, observed 3)"},
+		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet reconciled the latest spec (generation 4, observed 3)"},
+	// Recorded from CAPI v1.13 (capistatus/testdata/capi-v1.13/upgrade-unreachable):
+	// KCP keeps failing (it cannot reach the workload cluster), so
+	// observedGeneration stays behind, but it still writes its conditions,
+	// and the Machine controller the machines'.
+	{row: "C-15", name: "control plane reconcile failing", status: UpdateInProgress, want: UpdateInProgress,
+		snap: chain(func(s *Snapshot) {
+			s.ControlPlane.Generation = 4
+			s.ControlPlane.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "Waiting for etcd to report the list of members")
+		}, notReadyMachine(0, "* NodeHealthy: Node is unreachable")), wantExact: true,
+		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet reconciled the latest spec (generation 4, observed 3), not Available: Waiting for etcd to report the list of members, machine " + stack + "-control-plane-a1b2c: NodeHealthy: Node is unreachable"},
 	{row: "C-16", name: "control plane machines coming up", status: CreateInProgress, want: CreateInProgress,
 		snap: chain(func(s *Snapshot) {
 			s.ControlPlane.Status.ReadyReplicas, s.ControlPlane.Status.AvailableReplicas = i32(1), i32(1)
@@ -189,6 +212,20 @@ var provisioningCases = []deriveCase{
 	{row: "C-31", name: "machine spec change not yet reconciled", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.Machines[3].Generation = 2 }, wantExact: true,
 		reason: "waiting for: node group default-worker: 1 machine not yet reconciled since its spec changed"},
+	// Recorded from CAPI v1.13 (testdata/capi-v1.13/upgrade-unreachable).
+	{row: "C-32", name: "workload cluster unreachable", status: UpdateInProgress, want: UpdateInProgress,
+		snap: func(s *Snapshot) {
+			s.Cluster.Status.Conditions[5] = cond2("RemoteConnectionProbe", metav1.ConditionFalse, "ProbeFailed", "Remote connection probe failed, probe last succeeded at 2026-12-03T13:24:30Z")
+			s.ControlPlane.Generation = 4
+		},
+		has: []string{"waiting for: Cluster " + stack + " cannot reach the cluster's API server: Remote connection probe failed, probe last succeeded at 2026-12-03T13:24:30Z; control plane: KubeadmControlPlane controller has not yet reconciled"}},
+	{row: "C-32", name: "not reachable before the control plane is initialized: not a problem yet", status: CreateInProgress, want: CreateInProgress,
+		snap: func(s *Snapshot) {
+			s.Cluster.Status.Conditions[2] = cond2("ControlPlaneInitialized", metav1.ConditionFalse, "NotInitialized", "Control plane not yet initialized")
+			s.Cluster.Status.Conditions[5] = cond2("RemoteConnectionProbe", metav1.ConditionFalse, "ProbeFailed", "Remote connection not established yet")
+			s.ControlPlane.Generation = 4
+		}, wantExact: true,
+		reason: "waiting for: control plane: KubeadmControlPlane controller has not yet reconciled the latest spec (generation 4, observed 3)"},
 	{row: "C-20", name: "control plane not Available", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) {
 			s.ControlPlane.Status.Conditions[0] = cond2("Available", metav1.ConditionFalse, "NotAvailable", "* EtcdClusterHealthy: etcd member unhealthy")
@@ -206,7 +243,14 @@ var provisioningCases = []deriveCase{
 		reason: "waiting for: node group gpu: MachineDeployment " + stack + "-gpu not found"},
 	{row: "C-22", name: "stale MachineDeployment status", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.MachineDeployments[0].Generation = 3 }, wantExact: true,
-		reason: "waiting for: node group default-worker: MachineDeployment controller has not yet seen the latest spec (generation 3, observed 2)"},
+		reason: "waiting for: node group default-worker: MachineDeployment controller has not yet reconciled the latest spec (generation 3, observed 2)"},
+	{row: "C-22", name: "MachineDeployment lagging, a machine being deleted", status: UpdateInProgress, want: UpdateInProgress,
+		snap: func(s *Snapshot) {
+			s.MachineDeployments[0].Generation = 3
+			now := metav1.Now()
+			s.Machines[3].DeletionTimestamp = &now
+		}, wantExact: true,
+		reason: "waiting for: node group default-worker: MachineDeployment controller has not yet reconciled the latest spec (generation 3, observed 2), 1 machine being deleted"},
 	{row: "C-23", name: "worker not available", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.MachineDeployments[0].Status.AvailableReplicas = i32(1) }, wantExact: true,
 		reason: "waiting for: node group default-worker: 1 of 2 machines available"},
@@ -246,6 +290,31 @@ var provisioningCases = []deriveCase{
 			s.MachineDeployments[0].Status.ReadyReplicas = i32(1)
 		},
 		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: Quota exceeded for instances"}},
+	// Recorded from CAPI v1.13 with CAPO v0.14's OpenStackServer
+	// (testdata/capi-v1.13/nova-quota, nova-error): the machine only shows
+	// CAPO's stale WaitingForBootstrapData.
+	{row: "C-33", name: "Nova refused the server", status: CreateInProgress, want: CreateInProgress,
+		snap: serverFailing(4, "InstanceCreateFailed", `Expected HTTP response code [202] when accessing [POST https://nova.example.test:8774/v2.1/servers], but got 403 instead: {"forbidden": {"code": 403, "message": "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances"}}`),
+		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: its OpenStack server: Expected HTTP response code [202]", "Quota exceeded for instances",
+			"node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: its OpenStack server did not come up"}},
+	{row: "C-33", name: "server in ERROR", status: CreateInProgress, want: CreateInProgress,
+		snap: serverFailing(4, "InstanceStateError", ""),
+		has:  []string{"waiting for: machine " + stack + "-default-worker-u3v4w: its OpenStack server is in ERROR state"}},
+	{row: "C-33", name: "a server not named after its machine is named", status: CreateInProgress, want: CreateInProgress,
+		snap: chain(serverFailing(4, "InstanceStateError", ""), func(s *Snapshot) {
+			s.Servers[0].Name = "other"
+			s.Machines[4].Spec.InfrastructureRef.Name = "other"
+		}),
+		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: OpenStack server other is in ERROR state"}},
+	{row: "C-33", name: "a server still building is no problem; its state beats CAPO's stale condition", status: CreateInProgress, want: CreateInProgress,
+		snap: chain(serverFailing(4, "", ""), func(s *Snapshot) {
+			s.Servers[0].Status.Conditions = nil
+			s.Servers[0].Status.InstanceState = str("BUILD")
+		}), wantExact: true,
+		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: its OpenStack server is building"},
+	{row: "C-33", name: "no server yet", status: CreateInProgress, want: CreateInProgress,
+		snap: chain(serverFailing(4, "", ""), func(s *Snapshot) { s.Servers[0].Status.Conditions = nil }), wantExact: true,
+		reason: "waiting for: node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: its OpenStack server is being created"},
 	{row: "C-28", name: "addons in transient phases", status: CreateInProgress, want: CreateInProgress,
 		snap: func(s *Snapshot) {
 			s.Addons[0].Phase = AddonInstalling
@@ -491,6 +560,16 @@ var deleteCases = []deriveCase{
 			*s = Snapshot{Cluster: d.Cluster, InfraCluster: d.InfraCluster}
 		},
 		has: []string{"waiting for deletion of: OpenStackCluster " + stack + ": failed to create load balancer: quota (CreateError); OpenStackCluster " + stack + ": failed to delete network: ", "got 409 instead; OpenStackCluster " + stack + " (finalizers"}},
+	{row: "D-06", name: "CAPO retrying a refused deletion (Ready false, severity Warning)", status: DeleteInProgress, want: DeleteInProgress,
+		snap: func(s *Snapshot) {
+			d := deletingSnapshot()
+			d.InfraCluster.Status.Conditions = clusterv1.Conditions{cond1("Ready", "False", clusterv1.ConditionSeverityWarning, "OpenStackError",
+				`failed to delete network: Expected HTTP response code [202 204] when accessing [DELETE https://neutron:9696/v2.0/networks/7c1e], but got 409 instead: {"NeutronError": {"type": "NetworkInUse"}}`)}
+			*s = Snapshot{Cluster: d.Cluster, InfraCluster: d.InfraCluster}
+		}, wantExact: true,
+		reason: "waiting for deletion of: OpenStackCluster " + stack + ": failed to delete network: " +
+			`Expected HTTP response code [202 204] when accessing [DELETE https://neutron:9696/v2.0/networks/7c1e], but got 409 instead: {"NeutronError": {"type": "NetworkInUse"}}; ` +
+			"OpenStackCluster " + stack + " (finalizers: openstackcluster.infrastructure.cluster.x-k8s.io, janitor.capi.stackhpc.com); Cluster " + stack + " (finalizers: cluster.cluster.x-k8s.io)"},
 	{row: "D-07", name: "failed deletion finished later", status: DeleteFailed, want: DeleteComplete,
 		req:  func(r *Request) { r.StatusReason = "timed out after 30 minutes waiting for deletion of: ..." },
 		snap: func(s *Snapshot) { *s = Snapshot{} }, wantExact: true, reason: ""},

@@ -80,12 +80,14 @@ type machineCounts struct {
 	// unobserved machines have a spec change their controller has not
 	// reconciled yet, so their conditions describe the previous spec.
 	unobserved int
-	// notReady is the first live machine that is not Ready, to quote its
-	// condition: the message usually names the step it is stuck at.
-	notReady *clusterv1.Machine
+	// notReady is the first live machine that is not Ready, and notReadyWhy
+	// why: its condition, whose message usually names the step it is stuck
+	// at, or its server's state while it waits for one.
+	notReady    *clusterv1.Machine
+	notReadyWhy string
 }
 
-func countMachines(machines []clusterv1.Machine) machineCounts {
+func countMachines(machines []clusterv1.Machine, servers []OpenStackServer) machineCounts {
 	var c machineCounts
 	for i := range machines {
 		m := &machines[i]
@@ -101,10 +103,47 @@ func countMachines(machines []clusterv1.Machine) machineCounts {
 			c.outdated++
 		}
 		if c.notReady == nil && !machineReady(m) {
-			c.notReady = m
+			c.notReady, c.notReadyWhy = m, notReadyWhy(m, servers)
 		}
 	}
 	return c
+}
+
+// notReadyWhy says why a machine is not ready. While CAPO waits for the
+// machine's OpenStackServer (CAPO v0.14 learns of a server only once it is
+// ACTIVE), the machine's conditions are CAPO's earlier ones, e.g.
+// WaitingForBootstrapData, long after the data came: the server's state
+// says more. What Nova said about a server it refused or built into ERROR
+// is a problem item of its own (machineProblems) and is not repeated here.
+func notReadyWhy(m *clusterv1.Machine, servers []OpenStackServer) string {
+	if s := serverOf(m, servers); s != nil && !s.Status.Ready {
+		if s.novaError() != "" {
+			return serverTitle(m, s) + " did not come up"
+		}
+		switch state := deref(s.Status.InstanceState); state {
+		case "":
+			return serverTitle(m, s) + " is being created"
+		case "BUILD":
+			return serverTitle(m, s) + " is building"
+		default:
+			return serverTitle(m, s) + " is " + state
+		}
+	}
+	why := firstOf(m.Status.Conditions, machineV1(m), clusterv1.MachineReadyCondition, clusterv1.ReadyV1Beta1Condition).text()
+	if why == "" {
+		return "not ready"
+	}
+	return why
+}
+
+// serverTitle names a machine's server after the machine's name: "its
+// OpenStack server" when CAPO named it after the machine (it does), so that
+// a reason does not repeat a long name.
+func serverTitle(m *clusterv1.Machine, s *OpenStackServer) string {
+	if s.Name == m.Name {
+		return "its OpenStack server"
+	}
+	return "OpenStack server " + s.Name
 }
 
 // machineReady reads the v1beta2 Ready condition, falling back to v1beta1 Ready.
@@ -114,11 +153,13 @@ func machineReady(m *clusterv1.Machine) bool {
 
 // machineProblems are the errors on machines a user can act on: CAPI's
 // (deprecated, still mirrored from CAPO) failureReason/failureMessage, e.g.
-// "Instance state ERROR", and v1beta1 conditions with severity Error, e.g. Nova
-// refusing to boot a server because the quota is exhausted. They do not fail
-// the cluster by themselves: a MachineHealthCheck or the control plane's
-// remediation replaces failed machines, so the timeout decides.
-func machineProblems(machines []clusterv1.Machine) []string {
+// "The server was unexpectedly deleted", v1beta1 conditions with severity
+// Error, and what Nova answered for a server that never came up (quota
+// exhausted, ERROR), which CAPO v0.14 keeps on the OpenStackServer alone.
+// They do not fail the cluster by themselves: a MachineHealthCheck or the
+// control plane's remediation replaces failed machines, and freed quota
+// lets CAPO's retries succeed, so the timeout decides.
+func machineProblems(machines []clusterv1.Machine, servers []OpenStackServer) []string {
 	var out []string
 	for i := range machines {
 		m := &machines[i]
@@ -131,9 +172,14 @@ func machineProblems(machines []clusterv1.Machine) []string {
 				continue
 			}
 		}
-		for _, c := range errorConditions(machineV1(m)) {
-			out = append(out, "machine "+m.Name+": "+c.fullText())
-			break
+		if errs := errorConditions(machineV1(m)); len(errs) > 0 {
+			out = append(out, "machine "+m.Name+": "+errs[0].fullText())
+			continue
+		}
+		if s := serverOf(m, servers); s != nil && !machineReady(m) {
+			if e := s.novaError(); e != "" {
+				out = append(out, "machine "+m.Name+": "+serverTitle(m, s)+e)
+			}
 		}
 	}
 	return out

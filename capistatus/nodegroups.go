@@ -110,12 +110,12 @@ func (v groupView) present(snap Snapshot) bool {
 // progressFacets: what keeps the group from being complete (nil: complete).
 func (v groupView) progressFacets(snap Snapshot) []string {
 	if v.controlPlane {
-		return controlPlaneFacets(snap.ControlPlane, v.name, v.machines)
+		return controlPlaneFacets(snap.ControlPlane, v.name, v.machines, snap.Servers)
 	}
 	if v.md == nil {
 		return []string{"MachineDeployment " + v.name + " not found"}
 	}
-	return deploymentFacets(v.md, v.machines)
+	return deploymentFacets(v.md, v.machines, snap.Servers)
 }
 
 // remaining: what of a deleted group still exists.

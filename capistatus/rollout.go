@@ -71,26 +71,39 @@ func machineFacets(c machineCounts, desired int32, counts []string) []string {
 		out = append(out, plural(c.unobserved, "machine")+" not yet reconciled since its spec changed")
 	}
 	if c.notReady != nil {
-		m := c.notReady
-		why := firstOf(m.Status.Conditions, machineV1(m), clusterv1.MachineReadyCondition, clusterv1.ReadyV1Beta1Condition).text()
-		if why == "" {
-			why = "not ready"
-		}
-		out = append(out, "machine "+m.Name+": "+why)
+		out = append(out, "machine "+c.notReady.Name+": "+c.notReadyWhy)
 	}
 	return out
 }
 
+// generationFacet says a controller has not finished reconciling the
+// latest spec. Cluster API's controllers set observedGeneration only after
+// a reconcile without error, so it also stays behind while a controller
+// keeps failing (the control plane's cannot reach the workload cluster,
+// which at creation is until the first machine is up): the status it still
+// writes (conditions, machines) tells why, and follows (lagFacets).
 func generationFacet(generation, observed int64, kind string) []string {
 	if observed < generation {
-		return []string{fmt.Sprintf("%s controller has not yet seen the latest spec (generation %d, observed %d)", kind, generation, observed)}
+		return []string{fmt.Sprintf("%s controller has not yet reconciled the latest spec (generation %d, observed %d)", kind, generation, observed)}
 	}
 	return nil
 }
 
+// lagFacets are what a lagging group's status still says that its counts,
+// written for an older spec, may not: the machines (the Machine controller
+// writes theirs) and the object's own Available condition, which Cluster
+// API writes even when the reconcile fails.
+func lagFacets(lag []string, machines []clusterv1.Machine, servers []OpenStackServer, desired int32, v2 []metav1.Condition, v1 clusterv1.Conditions, v1Available clusterv1.ConditionType) []string {
+	out := lag
+	if c := firstOf(v2, v1, clusterv1.AvailableCondition, v1Available); !c.isTrue() && oneLine(c.message) != "" {
+		out = append(out, "not Available"+suffixText(c))
+	}
+	return append(out, machineFacets(countMachines(machines, servers), desired, lag)...)
+}
+
 // controlPlaneFacets says what keeps the control plane from being complete;
 // nil means complete.
-func controlPlaneFacets(kcp *controlplanev1.KubeadmControlPlane, name string, machines []clusterv1.Machine) []string {
+func controlPlaneFacets(kcp *controlplanev1.KubeadmControlPlane, name string, machines []clusterv1.Machine, servers []OpenStackServer) []string {
 	if kcp == nil {
 		return []string{"KubeadmControlPlane " + name + " not found"}
 	}
@@ -98,7 +111,7 @@ func controlPlaneFacets(kcp *controlplanev1.KubeadmControlPlane, name string, ma
 		return []string{"KubeadmControlPlane " + kcp.Name + " is being deleted"}
 	}
 	if f := generationFacet(kcp.Generation, kcp.Status.ObservedGeneration, "KubeadmControlPlane"); f != nil {
-		return f
+		return lagFacets(f, machines, servers, controlPlaneDesired(kcp), kcp.Status.Conditions, controlPlaneV1(kcp), clusterv1.ReadyV1Beta1Condition)
 	}
 	r := replicaSet{desired: controlPlaneDesired(kcp), replicas: kcp.Status.Replicas, upToDate: kcp.Status.UpToDateReplicas,
 		ready: kcp.Status.ReadyReplicas, available: kcp.Status.AvailableReplicas}
@@ -115,7 +128,7 @@ func controlPlaneFacets(kcp *controlplanev1.KubeadmControlPlane, name string, ma
 			facets = append(facets, "upgrading from "+kcp.Status.Version+" to "+kcp.Spec.Version)
 		}
 	}
-	facets = append(facets, machineFacets(countMachines(machines), r.desired, facets)...)
+	facets = append(facets, machineFacets(countMachines(machines, servers), r.desired, facets)...)
 	if len(facets) == 0 {
 		facets = conditionFacets(kcp.Status.Conditions, controlPlaneV1(kcp), clusterv1.ReadyV1Beta1Condition)
 	}
@@ -124,12 +137,12 @@ func controlPlaneFacets(kcp *controlplanev1.KubeadmControlPlane, name string, ma
 
 // deploymentFacets says what keeps a MachineDeployment from being complete;
 // nil means complete.
-func deploymentFacets(md *clusterv1.MachineDeployment, machines []clusterv1.Machine) []string {
+func deploymentFacets(md *clusterv1.MachineDeployment, machines []clusterv1.Machine, servers []OpenStackServer) []string {
 	if md.DeletionTimestamp != nil {
 		return []string{"MachineDeployment " + md.Name + " is being deleted"}
 	}
 	if f := generationFacet(md.Generation, md.Status.ObservedGeneration, "MachineDeployment"); f != nil {
-		return f
+		return lagFacets(f, machines, servers, deploymentDesired(md), md.Status.Conditions, deploymentV1(md), clusterv1.MachineDeploymentAvailableV1Beta1Condition)
 	}
 	r := replicaSet{desired: deploymentDesired(md), replicas: md.Status.Replicas, upToDate: md.Status.UpToDateReplicas,
 		ready: md.Status.ReadyReplicas, available: md.Status.AvailableReplicas}
@@ -139,7 +152,7 @@ func deploymentFacets(md *clusterv1.MachineDeployment, machines []clusterv1.Mach
 		r.available = orInt32(r.available, d.V1Beta1.AvailableReplicas)
 	}
 	facets := r.countFacets()
-	facets = append(facets, machineFacets(countMachines(machines), r.desired, facets)...)
+	facets = append(facets, machineFacets(countMachines(machines, servers), r.desired, facets)...)
 	if len(facets) == 0 {
 		facets = conditionFacets(md.Status.Conditions, deploymentV1(md), clusterv1.MachineDeploymentAvailableV1Beta1Condition)
 	}

@@ -21,6 +21,7 @@ var (
 	gkMachine           = schema.GroupKind{Group: "cluster.x-k8s.io", Kind: "Machine"}
 	gkControlPlane      = schema.GroupKind{Group: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane"}
 	gkInfraCluster      = schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackCluster"}
+	gkServer            = schema.GroupKind{Group: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackServer"}
 	gkHelmRelease       = schema.GroupKind{Group: "addons.stackhpc.com", Kind: "HelmRelease"}
 	gkManifests         = schema.GroupKind{Group: "addons.stackhpc.com", Kind: "Manifests"}
 )
@@ -44,7 +45,8 @@ const (
 // Objects are matched the way the chart and CAPI name and label them: the
 // Cluster and OpenStackCluster by name, the KubeadmControlPlane by the
 // Cluster's controlPlaneRef (else "<stackID>-control-plane"), MachineDeployments,
-// Machines and addons by spec.clusterName or cluster labels. Once the Cluster is
+// Machines and addons by spec.clusterName or cluster labels, OpenStackServers
+// by CAPI's cluster label. Once the Cluster is
 // found, only objects in its namespace count.
 //
 // CAPI objects may be v1beta2 (what the management cluster stores) or v1beta1;
@@ -167,6 +169,17 @@ func (p *picker) add(o *unstructured.Unstructured) {
 		if p.convertCAPI(o, &m, &clusterv1beta1.Machine{}) {
 			p.snap.Machines = append(p.snap.Machines, m)
 		}
+	case gkServer:
+		if o.GetAPIVersion() != "infrastructure.cluster.x-k8s.io/v1alpha1" {
+			p.errs = append(p.errs, p.objErr(o, fmt.Errorf("apiVersion %q is not supported, expected infrastructure.cluster.x-k8s.io/v1alpha1 (CAPO >= 0.12)", o.GetAPIVersion())))
+			return
+		}
+		s, err := OpenStackServerFromUnstructured(o.Object)
+		if err != nil {
+			p.errs = append(p.errs, p.objErr(o, err))
+			return
+		}
+		p.snap.Servers = append(p.snap.Servers, *s)
 	case gkHelmRelease, gkManifests:
 		if o.GetAPIVersion() != "addons.stackhpc.com/v1alpha1" {
 			p.errs = append(p.errs, p.objErr(o, fmt.Errorf("apiVersion %q is not supported, expected addons.stackhpc.com/v1alpha1", o.GetAPIVersion())))
@@ -195,6 +208,9 @@ func (p *picker) mine(o *unstructured.Unstructured, gk schema.GroupKind) bool {
 		return o.GetName() == p.cpName
 	case gkMachineDeployment, gkMachine:
 		return clusterName == p.stackID || labels[labelCAPICluster] == p.stackID || labels[labelChartCluster] == p.stackID
+	case gkServer:
+		// CAPO labels its servers with CAPI's cluster label only.
+		return labels[labelCAPICluster] == p.stackID
 	case gkHelmRelease, gkManifests:
 		return clusterName == p.stackID || labels[labelAddonCluster] == p.stackID || labels[labelChartCluster] == p.stackID
 	}
@@ -233,6 +249,8 @@ func (s Snapshot) sorted() Snapshot {
 	sort.SliceStable(s.MachineDeployments, func(i, j int) bool { return s.MachineDeployments[i].Name < s.MachineDeployments[j].Name })
 	s.Machines = append([]clusterv1.Machine(nil), s.Machines...)
 	sort.SliceStable(s.Machines, func(i, j int) bool { return s.Machines[i].Name < s.Machines[j].Name })
+	s.Servers = append([]OpenStackServer(nil), s.Servers...)
+	sort.SliceStable(s.Servers, func(i, j int) bool { return s.Servers[i].Name < s.Servers[j].Name })
 	s.Addons = append([]Addon(nil), s.Addons...)
 	sort.SliceStable(s.Addons, func(i, j int) bool {
 		if s.Addons[i].Kind != s.Addons[j].Kind {

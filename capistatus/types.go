@@ -17,7 +17,10 @@ type Snapshot struct {
 	ControlPlane       *controlplanev1.KubeadmControlPlane
 	MachineDeployments []clusterv1.MachineDeployment
 	Machines           []clusterv1.Machine
-	Addons             []Addon
+	// Servers are CAPO's OpenStackServers of the machines (label
+	// cluster.x-k8s.io/cluster-name), where Nova's refusals are.
+	Servers []OpenStackServer
+	Addons  []Addon
 }
 
 // Request is the Magnum side: what Magnum believes and when the operation

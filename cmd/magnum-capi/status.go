@@ -28,6 +28,8 @@ documents, or a List), for example:
 
   kubectl -n NS get clusters,openstackclusters,kubeadmcontrolplanes,\
 machinedeployments,machines,helmreleases,manifests -o yaml > DIR/objects.yaml
+  kubectl -n NS get openstackservers -l cluster.x-k8s.io/cluster-name=STACK_ID \
+-o yaml > DIR/servers.yaml
 
 Add the Helm release Secrets (kubectl -n NS get secrets -l owner=helm -o yaml)
 to tell whether the release is still installed; without them the release counts

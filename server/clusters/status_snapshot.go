@@ -77,6 +77,7 @@ func snapshot(objs *watchcache.Objects) (capistatus.Snapshot, error) {
 		ControlPlane:       objs.ControlPlane,
 		MachineDeployments: objs.MachineDeployments,
 		Machines:           objs.Machines,
+		Servers:            objs.Servers,
 	}
 	snap.InfraCluster = objs.InfraCluster
 	snap.Addons = make([]capistatus.Addon, 0, len(objs.Addons))

@@ -62,6 +62,11 @@ func (ch *Cache) TakeBarrier(ctx context.Context, ns, stackID string) (*Barrier,
 			return nil, err
 		}
 	}
+	for _, gvk := range capiLabelKinds {
+		if err := add(gvk, client.MatchingLabels{indexLabel(gvk): stackID}); err != nil {
+			return nil, err
+		}
+	}
 	if err := add(SecretGVK, client.MatchingLabels{helmOwnerLabel: "helm", "name": stackID}); err != nil {
 		return nil, err
 	}

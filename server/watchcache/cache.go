@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
 // Index names for the watch cache.
@@ -67,11 +68,15 @@ type Cache struct {
 	copyReads bool
 }
 
-// indexLabel is the label that names an object's cluster: the chart's, and
-// on Helm's release Secrets the release's name (the cluster's stack id).
+// indexLabel is the label that names an object's cluster: the chart's; on
+// Helm's release Secrets the release's name (the cluster's stack id); on
+// CAPO's servers CAPI's.
 func indexLabel(gvk schema.GroupVersionKind) string {
-	if gvk == SecretGVK {
+	switch gvk {
+	case SecretGVK:
 		return "name"
+	case OpenStackServerGVK:
+		return clusterv1.ClusterNameLabel
 	}
 	return kube.ChartClusterLabel
 }
@@ -108,6 +113,13 @@ func New(c *kube.Cluster, log *slog.Logger) (*Cache, error) {
 			by.Transform = ch.failed.transform(strip)
 		}
 		byObject[typedObject(gvk)] = by
+	}
+	for _, gvk := range capiLabelKinds {
+		hasCAPILabel, err := labels.NewRequirement(clusterv1.ClusterNameLabel, selection.Exists, nil)
+		if err != nil {
+			return nil, err
+		}
+		byObject[typedObject(gvk)] = cache.ByObject{Label: labels.NewSelector().Add(*hasCAPILabel)}
 	}
 	inf, err := cache.New(c.Config, cache.Options{
 		Scheme:                   newCacheScheme(),

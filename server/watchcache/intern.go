@@ -105,6 +105,8 @@ func conditionsOf(obj any) (current *[]metav1.Condition, v1beta1 *clusterv1.Cond
 		return &o.Status.Conditions, v1beta1
 	case *OpenStackCluster:
 		return nil, &o.Status.Conditions
+	case *OpenStackServer:
+		return nil, &o.Status.Conditions
 	}
 	return nil, nil
 }

@@ -28,6 +28,7 @@ var (
 	// decodes them into partial types (partial.go), the live reader reads
 	// them unstructured.
 	OpenStackClusterGVK = schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Kind: "OpenStackCluster"}
+	OpenStackServerGVK  = schema.GroupVersionKind{Group: "infrastructure.cluster.x-k8s.io", Version: "v1alpha1", Kind: "OpenStackServer"}
 	HelmReleaseGVK      = schema.GroupVersionKind{Group: "addons.stackhpc.com", Version: "v1alpha1", Kind: "HelmRelease"}
 	ManifestsGVK        = schema.GroupVersionKind{Group: "addons.stackhpc.com", Version: "v1alpha1", Kind: "Manifests"}
 )
@@ -41,6 +42,11 @@ var chartKinds = []schema.GroupVersionKind{
 	ClusterGVK, ControlPlaneGVK, MachineDeploymentGVK, MachineGVK,
 	OpenStackClusterGVK, HelmReleaseGVK, ManifestsGVK,
 }
+
+// capiLabelKinds are the kinds selected by CAPI's cluster-name label: CAPO
+// (>= v0.12) labels the OpenStackServer it makes for each machine with
+// nothing else, and keeps Nova's answers there.
+var capiLabelKinds = []schema.GroupVersionKind{OpenStackServerGVK}
 
 // isAddon reports whether gvk is one of the addon provider's kinds.
 func isAddon(gvk schema.GroupVersionKind) bool { return gvk == HelmReleaseGVK || gvk == ManifestsGVK }
@@ -61,6 +67,8 @@ func typedObject(gvk schema.GroupVersionKind) client.Object {
 		return &clusterv1.Machine{}
 	case OpenStackClusterGVK:
 		return &OpenStackCluster{}
+	case OpenStackServerGVK:
+		return &OpenStackServer{}
 	case HelmReleaseGVK:
 		return &HelmRelease{}
 	case ManifestsGVK:
@@ -73,10 +81,10 @@ func typedObject(gvk schema.GroupVersionKind) client.Object {
 	return u
 }
 
-// cachedKinds are the kinds the cache watches: the chart's and Helm's
-// release Secrets.
+// cachedKinds are the kinds the cache watches: the chart's, CAPO's servers
+// and Helm's release Secrets.
 func cachedKinds() []schema.GroupVersionKind {
-	return append(append([]schema.GroupVersionKind{}, chartKinds...), SecretGVK)
+	return append(append(append([]schema.GroupVersionKind{}, chartKinds...), capiLabelKinds...), SecretGVK)
 }
 
 func helmSecretsObject() client.Object {

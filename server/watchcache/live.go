@@ -7,14 +7,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/magnum-capi/magnum-capi/server/kube"
 )
 
 // ReadLive reads once, directly from the API server and without a
 // cache, what the watch cache holds for cluster stackID in ns: every object
-// of the watched kinds labelled with the chart's cluster label, at the same
+// of the watched kinds labelled with the chart's cluster label (CAPO's
+// servers with CAPI's), at the same
 // versions, as unstructured objects (`magnum-capi status --cluster` feeds
 // them to the same derivation the sidecar uses). managedFields are kept: they
 // are the only record of when an addon failed. Helm's release Secrets of the
@@ -22,10 +22,10 @@ import (
 // than "not dumped") are read as metadata only, never their payload.
 func ReadLive(ctx context.Context, c client.Client, ns, stackID string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, gvk := range chartKinds {
+	for _, gvk := range append(append([]schema.GroupVersionKind{}, chartKinds...), capiLabelKinds...) {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(listKind(gvk))
-		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{kube.ChartClusterLabel: stackID}); err != nil {
+		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{indexLabel(gvk): stackID}); err != nil {
 			return nil, fmt.Errorf("listing %s in %s: %w", gvk.Kind, ns, err)
 		}
 		for i := range list.Items {

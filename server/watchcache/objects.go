@@ -26,6 +26,8 @@ type Objects struct {
 	ControlPlane       *controlplanev1.KubeadmControlPlane
 	MachineDeployments []clusterv1.MachineDeployment
 	Machines           []clusterv1.Machine
+	// Servers are CAPO's OpenStackServers of the machines.
+	Servers []capistatus.OpenStackServer
 	// Addons are the HelmReleases and Manifests.
 	Addons []capistatus.AddonObject
 	// AddonFailedSince is, per addon UID, since when the addon has been
@@ -76,6 +78,11 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 	out.Machines = make([]clusterv1.Machine, 0, len(machines))
 	for _, o := range machines {
 		out.Machines = append(out.Machines, *copied(ch, o.(*clusterv1.Machine)))
+	}
+	servers := ch.inCluster(OpenStackServerGVK, key)
+	out.Servers = make([]capistatus.OpenStackServer, 0, len(servers))
+	for _, o := range servers {
+		out.Servers = append(out.Servers, copied(ch, o.(*OpenStackServer)).OpenStackServer)
 	}
 	for _, o := range ch.inCluster(OpenStackClusterGVK, key) {
 		if c := o.(*OpenStackCluster); c.Name == stackID {

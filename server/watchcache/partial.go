@@ -27,6 +27,11 @@ type OpenStackCluster struct {
 	capistatus.OpenStackCluster `json:",inline"`
 }
 
+// OpenStackServer is the cached form of CAPO's OpenStackServer.
+type OpenStackServer struct {
+	capistatus.OpenStackServer `json:",inline"`
+}
+
 // HelmRelease is the cached form of an addon provider HelmRelease.
 type HelmRelease struct {
 	capistatus.AddonObject `json:",inline"`
@@ -51,6 +56,12 @@ type partialList[T any, P interface {
 func (o *OpenStackCluster) DeepCopyObject() runtime.Object {
 	out := &OpenStackCluster{}
 	o.OpenStackCluster.DeepCopyInto(&out.OpenStackCluster)
+	return out
+}
+
+func (o *OpenStackServer) DeepCopyObject() runtime.Object {
+	out := &OpenStackServer{}
+	o.OpenStackServer.DeepCopyInto(&out.OpenStackServer)
 	return out
 }
 
@@ -83,6 +94,8 @@ func addPartialKinds(s *runtime.Scheme) {
 	for gvk, obj := range map[schema.GroupVersionKind]runtime.Object{
 		OpenStackClusterGVK:           &OpenStackCluster{},
 		listKind(OpenStackClusterGVK): &partialList[OpenStackCluster, *OpenStackCluster]{},
+		OpenStackServerGVK:            &OpenStackServer{},
+		listKind(OpenStackServerGVK):  &partialList[OpenStackServer, *OpenStackServer]{},
 		HelmReleaseGVK:                &HelmRelease{},
 		listKind(HelmReleaseGVK):      &partialList[HelmRelease, *HelmRelease]{},
 		ManifestsGVK:                  &Manifests{},
@@ -93,6 +106,7 @@ func addPartialKinds(s *runtime.Scheme) {
 	// The list options a cached List sends must be convertible in these
 	// groups, as for any registered group version.
 	metav1.AddToGroupVersion(s, OpenStackClusterGVK.GroupVersion())
+	metav1.AddToGroupVersion(s, OpenStackServerGVK.GroupVersion())
 	metav1.AddToGroupVersion(s, HelmReleaseGVK.GroupVersion())
 }
 

@@ -18,7 +18,8 @@ import (
 // every object's owner references. CAPO's and the addon provider's kinds
 // are decoded into partial types (partial.go); of their metadata,
 // which capistatus does not read beyond names, times and finalizers, only
-// the chart's cluster label (the cache's index) is kept. The strings left
+// the label the cache indexes them by is kept (the chart's cluster label;
+// CAPI's on CAPO's OpenStackServers). The strings left
 // are shared with other clusters' through intern. The live reader
 // (`magnum-capi status --cluster`) reads whole objects and must derive the
 // same answer, which the end-to-end suite checks.
@@ -38,6 +39,9 @@ func trimForStatus(next toolscache.TransformFunc, intern *interner) toolscache.T
 			m := o.(metav1.Object)
 			m.SetLabels(map[string]string{kube.ChartClusterLabel: m.GetLabels()[kube.ChartClusterLabel]})
 			m.SetAnnotations(nil)
+		case *OpenStackServer:
+			o.SetLabels(map[string]string{clusterv1.ClusterNameLabel: o.GetLabels()[clusterv1.ClusterNameLabel]})
+			o.SetAnnotations(nil)
 		}
 		if o, ok := out.(metav1.Object); ok {
 			o.SetOwnerReferences(nil)

@@ -73,4 +73,20 @@ func TestTrimForStatus(t *testing.T) {
 	if gotHR.Name != "demo-cni" || len(gotHR.Finalizers) != 1 || gotHR.Spec.ClusterName != "demo" || gotHR.Status.Phase != "Deployed" {
 		t.Errorf("what status reads was lost: %+v", gotHR)
 	}
+
+	srv := &OpenStackServer{}
+	srv.Name, srv.Status.Ready = "demo-worker-1", true
+	srv.Labels = map[string]string{clusterv1.ClusterNameLabel: "demo", "other": "x"}
+	srv.Annotations = map[string]string{"a": "b"}
+	out, err = trim(srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotSrv := out.(*OpenStackServer)
+	if !reflect.DeepEqual(gotSrv.Labels, map[string]string{clusterv1.ClusterNameLabel: "demo"}) || gotSrv.Annotations != nil {
+		t.Errorf("a server keeps labels %v and annotations %v, want only CAPI's cluster label (its index)", gotSrv.Labels, gotSrv.Annotations)
+	}
+	if gotSrv.Name != "demo-worker-1" || !gotSrv.Status.Ready {
+		t.Errorf("what status reads was lost: %+v", gotSrv)
+	}
 }

@@ -104,7 +104,7 @@ func BenchmarkCreate(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 
 	// Leave the stack as found: the clusters through the driver, the
-	// baseline's objects directly (the simulator deletes what a Cluster owns).
+	// baseline's objects directly (the Cluster API controllers delete what a Cluster owns).
 	var wg sync.WaitGroup
 	errs := make(chan error, len(made))
 	for _, c := range made {

@@ -106,9 +106,25 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	// The deletes clean up (the target is about creates), 20 at a time: 200
 	// at once on this 2-core machine kept the API server busy past the
 	// sidecar's 30 s request timeout for Helm's release lookups.
-	deleteStart := time.Now()
-	derrs := make([]error, n)
+	deleteTook := deleteAll(b, w, clusters, 15*time.Minute)
+	b.Logf("deleted %d clusters, %d at a time, in %s (DELETE_COMPLETE through status polls)", n-failed, deleteParallel, deleteTook.Round(time.Second))
+	for _, leak := range leftovers(b, w.kube, ns, clusters) {
+		b.Errorf("left after delete: %s", leak)
+	}
+}
+
+// deleteParallel is how many of a benchmark's clusters are deleted at a
+// time.
+const deleteParallel = 20
+
+// deleteAll deletes the clusters that were created, deleteParallel at a
+// time, each to DELETE_COMPLETE within timeout; failures are the
+// benchmark's errors. It returns how long it took.
+func deleteAll(b *testing.B, w *world, clusters []*cluster, timeout time.Duration) time.Duration {
+	start := time.Now()
+	errs := make([]error, len(clusters))
 	slots := make(chan struct{}, deleteParallel)
+	var wg sync.WaitGroup
 	for i, c := range clusters {
 		if c.Spec.Cluster.StackId == "" {
 			continue
@@ -116,24 +132,17 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			derrs[i] = c.delete(w.driver, 15*time.Minute)
+			errs[i] = c.delete(w.driver, timeout)
 		})
 	}
 	wg.Wait()
-	for _, err := range derrs {
+	for _, err := range errs {
 		if err != nil {
 			b.Error(err)
 		}
 	}
-	b.Logf("deleted %d clusters, %d at a time, in %s (DELETE_COMPLETE through status polls)", n-failed, deleteParallel, time.Since(deleteStart).Round(time.Second))
-	for _, leak := range leftovers(b, w.kube, ns, clusters) {
-		b.Errorf("left after delete: %s", leak)
-	}
+	return time.Since(start)
 }
-
-// deleteParallel is how many of BenchmarkCreateConcurrent's clusters are
-// deleted at a time.
-const deleteParallel = 20
 
 // leaseWaits reads the sidecar's requests for per-cluster Leases and
 // returns the Leases whose acquisition did not succeed at the first

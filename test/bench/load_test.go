@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/kube"
@@ -39,7 +41,16 @@ type clone struct {
 // (server/watchcache/kinds.go), at the versions it reads them.
 var watchedKinds = []schema.GroupVersionKind{
 	watchcache.ClusterGVK, watchcache.ControlPlaneGVK, watchcache.MachineDeploymentGVK, watchcache.MachineGVK,
-	watchcache.OpenStackClusterGVK, watchcache.HelmReleaseGVK, watchcache.ManifestsGVK,
+	watchcache.OpenStackClusterGVK, watchcache.OpenStackServerGVK, watchcache.HelmReleaseGVK, watchcache.ManifestsGVK,
+}
+
+// clusterLabel is the label the watch cache finds gvk's objects of a
+// cluster by: CAPI's on CAPO's servers, the chart's on the rest.
+func clusterLabel(gvk schema.GroupVersionKind) string {
+	if gvk == watchcache.OpenStackServerGVK {
+		return clusterv1.ClusterNameLabel
+	}
+	return kube.ChartClusterLabel
 }
 
 // readTemplate reads a complete cluster's watched objects.
@@ -49,7 +60,7 @@ func readTemplate(ctx context.Context, kc client.Client, c *cluster) (*template,
 	for _, gvk := range watchedKinds {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := kc.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{kube.ChartClusterLabel: t.stackID}); err != nil {
+		if err := kc.List(ctx, l, client.InNamespace(ns), client.MatchingLabels{clusterLabel(gvk): t.stackID}); err != nil {
 			return nil, fmt.Errorf("listing %s of %s: %w", gvk.Kind, t.stackID, err)
 		}
 		if len(l.Items) == 0 {

@@ -55,8 +55,11 @@ func startProcess(b *testing.B, w *world, bin string) *process {
 }
 
 // memory reads VmRSS and VmHWM (peak RSS) of the process, in MiB.
-func (p *process) memory() (rss, hwm float64, err error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Pid()))
+func (p *process) memory() (rss, hwm float64, err error) { return pidMemory(p.Pid()) }
+
+// pidMemory reads VmRSS and VmHWM (peak RSS) of process pid, in MiB.
+func pidMemory(pid int) (rss, hwm float64, err error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -67,7 +70,7 @@ func (p *process) memory() (rss, hwm float64, err error) {
 		}
 		kb, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status: %q: %w", p.Pid(), line, err)
+			return 0, 0, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
 		}
 		switch f[0] {
 		case "VmRSS:":
@@ -77,7 +80,7 @@ func (p *process) memory() (rss, hwm float64, err error) {
 		}
 	}
 	if rss == 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", p.Pid())
+		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
 	}
 	return rss, hwm, nil
 }

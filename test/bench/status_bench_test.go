@@ -18,10 +18,11 @@ import (
 
 // BenchmarkStatus is issue 9's status target, at 100, 1,000 and 2,000
 // clusters' objects in the management cluster ($MAGNUM_CAPI_BENCH_CLUSTERS
-// overrides the list). One cluster is created through the sidecar and
-// simulated to CREATE_COMPLETE; the simulator is then stopped and the
-// cluster's watched objects (with their ready statuses and its Helm
-// record) copied under other names, 100 clusters a project namespace.
+// overrides the list). One cluster is created through the sidecar and built
+// to CREATE_COMPLETE by the test bed's real Cluster API controllers; they are
+// then stopped and the cluster's watched objects (with their ready statuses
+// and its Helm record) copied under other names, 100 clusters a project
+// namespace.
 // At each size:
 //
 //   - the in-process sidecar answers GetClusterStatus over its unix
@@ -69,8 +70,8 @@ func BenchmarkStatus(b *testing.B) {
 	}
 	// Nothing may reconcile the copies: they are complete clusters whose
 	// owners, machines and instances do not exist.
-	if err := w.stack.Sim.Stop(); err != nil {
-		b.Fatalf("stopping the simulator: %v", err)
+	if err := w.stack.CAPI.Stop(); err != nil {
+		b.Fatalf("stopping the Cluster API controllers: %v", err)
 	}
 	tmpl, err := readTemplate(ctx, w.kube, tc)
 	if err != nil {

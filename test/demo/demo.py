@@ -4,9 +4,12 @@
 Debian's python3-magnum (its own database layer, conductor handlers and
 periodic status job) drives the magnum-capi shim, which calls the real
 sidecar over its unix socket; the sidecar installs the openstack-cluster
-chart with the Helm SDK into a real kube-apiserver, where a Cluster API
-simulator plays CAPI, CAPO and the addon provider. Keystone is real; Glance,
-Neutron, Cinder and Nova answer from recorded API JSON.
+chart with the Helm SDK into a real kube-apiserver, where the real Cluster API
+controllers (core, kubeadm control plane and bootstrap, v1.13) build the
+cluster on Cluster API's in-memory workload clusters; the OpenStack
+infrastructure provider and the addon provider are the test bed's own
+stand-ins. Keystone is real; Glance, Neutron, Cinder and Nova answer from
+recorded API JSON.
 
 Prints a timeline and exits 0 when the cluster reached CREATE_COMPLETE and
 then DELETE_COMPLETE.
@@ -100,7 +103,7 @@ class Demo(base.FunctionalTestCase):
 def main():
     say("starting the test stack (first run builds kube-apiserver and etcd: minutes)")
     st = stack_mod.get()
-    say("test stack up: kube-apiserver + etcd, CAPI CRDs with conversion, simulator, chart repo %s, Keystone %s"
+    say("test stack up: kube-apiserver + etcd, CAPI CRDs with conversion, the Cluster API controllers, chart repo %s, Keystone %s"
         % (st.info["chart_repository"], st.info["auth_url"]))
     say("sidecar serving on %s" % st.address)
     result = unittest.TextTestRunner(stream=open(os.devnull, "w"), verbosity=0).run(Demo())

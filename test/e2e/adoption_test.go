@@ -30,7 +30,7 @@ import (
 // TestAdoptStackHPCCluster: a cluster the StackHPC magnum-capi-helm driver
 // created (its names, Secrets, application credential and values, installed
 // with the Helm SDK as another field manager) and brought up by the
-// simulator is switched to this driver: its status reads correctly, the
+// test bed's Cluster API controllers is switched to this driver: its status reads correctly, the
 // preview lists exactly what each change will do, a resize changes only the
 // MachineDeployment's replicas, a new node group adds only its own objects,
 // and a delete cleans up what the StackHPC driver made.
@@ -76,7 +76,7 @@ func TestAdoptStackHPCCluster(t *testing.T) {
 
 	// The first status call: read from the release another driver made.
 	st := clusterStatus(t, c)
-	if st.GetStatus() != "CREATE_COMPLETE" || !regexp.MustCompile(`^https://[0-9.]+:6443$`).MatchString(st.GetApiAddress()) || st.GetCoeVersion() != "v1.33.2" {
+	if st.GetStatus() != "CREATE_COMPLETE" || !regexp.MustCompile(`^https://127\.0\.0\.1:[0-9]+$`).MatchString(st.GetApiAddress()) || st.GetCoeVersion() != "v1.33.2" {
 		t.Errorf("status %s (%q), api_address %q, coe_version %q", st.GetStatus(), st.GetStatusReason(), st.GetApiAddress(), st.GetCoeVersion())
 	}
 	c.apply(st)
@@ -537,7 +537,7 @@ func appCredentials(c *cluster) ([]string, error) {
 }
 
 // ownershipOnly says a managed-fields entry holds nothing but what Cluster
-// API's controllers and the addon provider (here the simulator) add to the
+// API's controllers and the addon provider (here the test bed's stand-in) add to the
 // Secrets of a cluster: owner references, finalizers, and the addon
 // provider's watch labels. No driver writes those.
 func ownershipOnly(fields *metav1.FieldsV1) bool {

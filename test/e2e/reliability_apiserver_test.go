@@ -18,7 +18,7 @@ import (
 
 // apiServerDown is how long the management cluster's API server stays
 // stopped: long enough for the in-flight create's writes to fail and for
-// every watch (the sidecar's cache, the simulator) to notice.
+// every watch (the sidecar's cache, the Cluster API controllers) to notice.
 const apiServerDown = 5 * time.Second
 
 // TestReliabilityAPIServerRestart kills the management cluster's

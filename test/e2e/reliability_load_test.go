@@ -17,8 +17,8 @@ import (
 )
 
 // Load through the gRPC API, as Magnum's conductor and periodic job drive
-// it. test/capisim's many_test.go loads the simulator alone; this goes
-// through the whole sidecar: Keystone, Helm, the watch cache, Leases.
+// it, through the whole sidecar (Keystone, Helm, the watch cache, Leases)
+// and the test bed's Cluster API controllers.
 const (
 	// loadClustersEnv sets how many clusters go through the cycle: small in
 	// `make test`, 200 in `make soak`.

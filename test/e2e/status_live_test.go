@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
-	"github.com/magnum-capi/magnum-capi/test/capisim"
+	"github.com/magnum-capi/magnum-capi/test/realcapi"
 )
 
 // TestStatusLiveMatchesSidecar: `magnum-capi status --cluster` reads the
@@ -42,7 +43,9 @@ func TestStatusLiveMatchesSidecar(t *testing.T) {
 	})
 
 	t.Run("quota", func(t *testing.T) {
-		stack.Sim.SetRules(capisim.Rule{Cluster: "live-quota-*", Faults: capisim.Faults{InfraFailureEnabled: true}})
+		if err := stack.Faults.Set(context.Background(), t.Name(), realcapi.FaultRule{Cluster: "live-quota-*", InfraFailure: realcapi.OctaviaQuota}); err != nil {
+			t.Fatal(err)
+		}
 		c := newCluster(t, "live-quota", "v1.33.2", 1)
 		ctx, cancel := callCtx()
 		created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
@@ -52,7 +55,9 @@ func TestStatusLiveMatchesSidecar(t *testing.T) {
 		}
 		c.spec.Cluster.StackId = created.GetStackId()
 		t.Cleanup(func() {
-			stack.Sim.SetRules()
+			if err := stack.Faults.Set(context.Background(), t.Name()); err != nil {
+				t.Error(err)
+			}
 			deleteCluster(t, driver, c)
 		})
 		deadline := time.Now().Add(2 * time.Minute)
@@ -69,7 +74,7 @@ func TestStatusLiveMatchesSidecar(t *testing.T) {
 			c.apply(resp.GetStatus())
 			time.Sleep(100 * time.Millisecond)
 		}
-		// The simulator keeps writing the OpenStackCluster's conditions:
+		// The test bed's OpenStack provider keeps writing the OpenStackCluster's conditions:
 		// the two reads may straddle a write, so agree once of a few tries.
 		var got, want liveStatus
 		for range 10 {

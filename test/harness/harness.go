@@ -9,16 +9,17 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/magnum-capi/magnum-capi/test/capisim"
 	"github.com/magnum-capi/magnum-capi/test/chartrepo"
 	"github.com/magnum-capi/magnum-capi/test/keystone"
 	"github.com/magnum-capi/magnum-capi/test/openstackfake"
+	"github.com/magnum-capi/magnum-capi/test/realcapi"
 	"github.com/magnum-capi/magnum-capi/test/testbed"
 )
 
 // Options tune the stack; the zero value is a complete one.
 type Options struct {
-	// Step is the CAPI simulator's delay between two steps of one object.
+	// Step is OpenStack's pace in the test bed's OpenStack provider (a
+	// network, a load balancer, a server building each take a step).
 	Step time.Duration
 	// Dir holds everything the stack writes; a new temporary directory
 	// (removed by Stop) when empty.
@@ -26,7 +27,7 @@ type Options struct {
 	// Out receives kube-apiserver's and etcd's output; nil discards it.
 	Out io.Writer
 	// SecondManagementCluster starts another management cluster (its own
-	// kube-apiserver and etcd, CRDs and simulator), which SidecarConfig
+	// kube-apiserver and etcd, CRDs and controllers), which SidecarConfig
 	// lists as SecondManagementClusterName after "default".
 	SecondManagementCluster bool
 }
@@ -38,14 +39,17 @@ const SecondManagementClusterName = "second"
 // Harness is a running stack.
 type Harness struct {
 	Env *testbed.Env
-	Sim *capisim.Simulator
-	// SecondEnv and SecondSim are the second management cluster; nil
+	// CAPI are the real Cluster API controllers (test/capicontrollers);
+	// Faults sets their fault rules.
+	CAPI   *realcapi.Controllers
+	Faults *realcapi.Rules
+	// SecondEnv and SecondCAPI are the second management cluster; nil
 	// unless Options.SecondManagementCluster.
-	SecondEnv *testbed.Env
-	SecondSim *capisim.Simulator
-	Charts    *chartrepo.HTTP
-	OpenStack *openstackfake.Server
-	Keystone  *keystone.Keystone
+	SecondEnv  *testbed.Env
+	SecondCAPI *realcapi.Controllers
+	Charts     *chartrepo.HTTP
+	OpenStack  *openstackfake.Server
+	Keystone   *keystone.Keystone
 	// Info is what a client needs to use the stack.
 	Info   Info
 	ownDir bool
@@ -69,17 +73,16 @@ func Start(ctx context.Context, opts Options) (_ *Harness, err error) {
 	if h.Env, err = testbed.Start(ctx, testbed.Options{Dir: filepath.Join(h.Info.Dir, "testbed"), Out: opts.Out}); err != nil {
 		return nil, err
 	}
-	// ctx bounds starting, not running: the simulator and Keystone live
-	// until Stop.
-	if h.Sim, err = capisim.Start(context.WithoutCancel(ctx), h.Env.Config, capisim.Options{Step: opts.Step}); err != nil {
-		return nil, fmt.Errorf("starting the CAPI simulator: %w", err)
+	if h.CAPI, err = realcapi.Start(ctx, realcapi.Options{Kubeconfig: h.Env.KubeconfigPath, Dir: filepath.Join(h.Info.Dir, "capi"), Step: opts.Step}); err != nil {
+		return nil, err
 	}
+	h.Faults = realcapi.NewRules(h.Env.Client)
 	if opts.SecondManagementCluster {
 		if h.SecondEnv, err = testbed.Start(ctx, testbed.Options{Dir: filepath.Join(h.Info.Dir, "testbed-second"), Out: opts.Out}); err != nil {
 			return nil, fmt.Errorf("starting the second management cluster: %w", err)
 		}
-		if h.SecondSim, err = capisim.Start(context.WithoutCancel(ctx), h.SecondEnv.Config, capisim.Options{Step: opts.Step}); err != nil {
-			return nil, fmt.Errorf("starting the second CAPI simulator: %w", err)
+		if h.SecondCAPI, err = realcapi.Start(ctx, realcapi.Options{Kubeconfig: h.SecondEnv.KubeconfigPath, Dir: filepath.Join(h.Info.Dir, "capi-second"), Step: opts.Step}); err != nil {
+			return nil, fmt.Errorf("the second management cluster: %w", err)
 		}
 	}
 	if h.Charts, err = chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: TestCharts()}); err != nil {
@@ -122,14 +125,14 @@ func (h *Harness) Stop() error {
 	if h.Charts != nil {
 		errs = append(errs, h.Charts.Close())
 	}
-	if h.SecondSim != nil {
-		errs = append(errs, h.SecondSim.Stop())
+	if h.SecondCAPI != nil {
+		errs = append(errs, h.SecondCAPI.Stop())
 	}
 	if h.SecondEnv != nil {
 		errs = append(errs, h.SecondEnv.Stop())
 	}
-	if h.Sim != nil {
-		errs = append(errs, h.Sim.Stop())
+	if h.CAPI != nil {
+		errs = append(errs, h.CAPI.Stop())
 	}
 	if h.Env != nil {
 		errs = append(errs, h.Env.Stop())

@@ -5,7 +5,7 @@
 //	stackhpc-install -kubeconfig FILE [-wait 3m] < cluster.json > installed.json
 //
 // cluster.json is a stackhpc.Cluster; installed.json a stackhpc.Installed.
-// With -wait it returns once the simulator has brought the cluster up.
+// With -wait it returns once the Cluster API controllers have brought the cluster up.
 package main
 
 import (

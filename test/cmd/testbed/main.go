@@ -1,7 +1,7 @@
 // Command testbed runs the test stack (test/harness) until interrupted: a
 // real kube-apiserver and etcd with the Cluster API CRDs and conversion, the
-// CAPI simulator, a chart repository, a real Keystone and OpenStack API
-// doubles. `make testbed` runs it for people; the Python tests and
+// real Cluster API controllers (test/capicontrollers), a chart repository, a
+// real Keystone and OpenStack API doubles. `make testbed` runs it for people; the Python tests and
 // `make demo` run it as a subprocess and read the JSON it writes.
 //
 //	testbed [-step 200ms] [-info FILE] [-socket PATH -sidecar-config FILE] [-sidecar BIN]
@@ -26,7 +26,7 @@ import (
 )
 
 func main() {
-	step := flag.Duration("step", 200*time.Millisecond, "the CAPI simulator's delay between two steps of one object")
+	step := flag.Duration("step", 200*time.Millisecond, "OpenStack's pace in the test bed's OpenStack provider: how long a network, a load balancer, a server build take")
 	infoFile := flag.String("info", "", "write the stack's connection details here as JSON (default: print them)")
 	socket := flag.String("socket", "", "the unix socket a sidecar should listen on (for -sidecar-config)")
 	sidecarConfig := flag.String("sidecar-config", "", "write a magnum-capi configuration for this stack here")

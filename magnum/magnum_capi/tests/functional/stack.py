@@ -1,7 +1,7 @@
 """The test stack and the sidecar, as processes shared by every test.
 
 The stack is test/cmd/testbed (a real kube-apiserver with the Cluster API
-CRDs and conversion, the CAPI simulator, a chart repository, a real Keystone
+CRDs and conversion, the real Cluster API controllers, a chart repository, a real Keystone
 and OpenStack API doubles); the sidecar is the real `magnum-capi serve`
 binary on a unix socket, which the test bed starts with the same starter
 (test/harness) and typed configuration as every Go test. More sidecars are

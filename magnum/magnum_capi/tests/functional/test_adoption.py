@@ -208,7 +208,7 @@ class AdoptionTest(base.FunctionalTestCase):
         self.assertEqual(S.CREATE_COMPLETE, cluster.status)
         self.assertIsNone(cluster.status_reason)
         self.assertEqual(api_address, cluster.api_address)
-        self.assertRegex(cluster.api_address, r"^https://[0-9.]+:6443$")
+        self.assertRegex(cluster.api_address, r"^https://127\.0\.0\.1:[0-9]+$")
         self.assertEqual("v1.33.2", cluster.coe_version)
         for role, want in (("master", 1), ("worker", 2)):
             ng = cluster.default_ng_master if role == "master" else cluster.default_ng_worker

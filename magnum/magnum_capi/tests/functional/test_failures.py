@@ -1,8 +1,9 @@
 """Failures on real Magnum: what `openstack coe cluster show` says when
 Cluster API cannot finish.
 
-The CAPI simulator injects each failure through its rules ConfigMap (rules
-match Cluster names that do not exist yet); clusters go through Magnum's
+The test bed's OpenStack provider (beside the real Cluster API controllers)
+injects each failure through its rules ConfigMap (rules match Cluster names
+that do not exist yet); clusters go through Magnum's
 conductor handlers and its periodic status job, and the tests assert what
 ends up in Magnum's database for the cluster and its node groups.
 
@@ -47,7 +48,7 @@ _rules = {}
 
 
 def _write_rules(stack):
-    """The simulator's rules ConfigMap holds every test's rules."""
+    """The fault rules ConfigMap holds every test's rules."""
     data = [r for rules in _rules.values() for r in rules]
     cm = {
         "apiVersion": "v1", "kind": "ConfigMap",
@@ -78,7 +79,7 @@ class FailuresTest(base.FunctionalTestCase):
         client.reset()
 
     def inject(self, **rule):
-        """Add a simulator fault rule for this test; removed at cleanup."""
+        """Add a fault rule for this test; removed at cleanup."""
         key = self.id()
         with _rules_lock:
             _rules.setdefault(key, []).append(rule)

@@ -26,7 +26,7 @@ class LifecycleTest(base.FunctionalTestCase):
 
         seen = self.wait_for_status(cluster, fields.ClusterStatus.CREATE_COMPLETE)
         cluster = self.reload(cluster)
-        self.assertRegex(cluster.api_address, r"^https://[0-9.]+:6443$")
+        self.assertRegex(cluster.api_address, r"^https://127\.0\.0\.1:[0-9]+$")
         self.assertEqual("v1.33.2", cluster.coe_version)
         self.assertIsNone(cluster.status_reason)
         by_role = {ng.role: ng for ng in cluster.nodegroups}
