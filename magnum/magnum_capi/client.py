@@ -23,6 +23,7 @@ from oslo_log import log as logging
 
 from magnum_capi._grpc import grpc
 from magnum_capi._grpc import NATIVE_THREADING
+from magnum_capi import conf  # noqa: F401 - registers [magnum_capi]
 from magnum_capi import errors
 from magnumcapi.v1 import driver_pb2_grpc
 

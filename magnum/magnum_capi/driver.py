@@ -15,6 +15,10 @@ from oslo_log import log as logging
 from magnum_capi import cleanup
 from magnum_capi import certificates
 from magnum_capi import client
+# Registers [magnum_capi]: magnum-api and magnum-conductor load this module
+# through the magnum.drivers entry point and import nothing else of ours
+# first (Magnum's get_drivers() calls provides on every installed driver).
+from magnum_capi import conf  # noqa: F401
 from magnum_capi import convert
 from magnum_capi import monitor
 from magnum_capi import status as status_writer
@@ -36,6 +40,14 @@ def _provides():
             )
         tuples.append({"server_type": parts[0], "os": parts[1], "coe": parts[2]})
     return tuples
+
+
+class _TemplateDefinition(object):
+    """The one attribute magnum-driver-manage reads from a Heat driver's
+    template definition."""
+
+    def __init__(self, template_path):
+        self.template_path = template_path
 
 
 class Driver(driver.Driver):
@@ -311,6 +323,17 @@ class Driver(driver.Driver):
         # Cluster API's KubeadmControlPlane scales in place, one machine at
         # a time; only the size must keep an etcd majority.
         self.validate_master_size(node_count)
+
+    # -- magnum-driver-manage ----------------------------------------------
+
+    def get_template_definition(self):
+        """`magnum-driver-manage list-drivers` asks every installed driver
+        for its Heat template definition and prints its template_path; one
+        driver without it fails the whole listing. There is no Heat
+        template: the path says what builds clusters instead."""
+        return _TemplateDefinition(
+            "openstack-cluster Helm chart, rendered by the magnum-capi "
+            "sidecar at %s" % CONF.magnum_capi.sidecar_address)
 
     # -- not applicable ------------------------------------------------------
 
