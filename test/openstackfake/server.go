@@ -16,16 +16,18 @@ type Server struct {
 
 	srv *httptest.Server
 
-	mu          sync.Mutex
-	images      []Image
-	networks    []Network
-	subnets     []Subnet
-	volumeTypes []VolumeType
-	flavors     []Flavor
-	tokens      map[string]Token
-	keystone    *keystoneValidator
-	failures    map[Service]*Failure
-	requests    []Request
+	mu            sync.Mutex
+	images        []Image
+	networks      []Network
+	subnets       []Subnet
+	volumeTypes   []VolumeType
+	flavors       []Flavor
+	keypairs      []Keypair
+	nextKeypairID int
+	tokens        map[string]Token
+	keystone      *keystoneValidator
+	failures      map[Service]*Failure
+	requests      []Request
 }
 
 // New starts a fake; Close stops it.
@@ -37,6 +39,7 @@ func New() *Server {
 	s.routeNeutron(mux)
 	s.routeCinder(mux)
 	s.routeNova(mux)
+	s.routeKeypairs(mux)
 	s.srv = httptest.NewServer(s.middleware(mux))
 	s.URL = s.srv.URL
 	return s
@@ -210,7 +213,7 @@ func (s *Server) takeFailure(svc Service) *Failure {
 
 func isVersionDocument(path string) bool {
 	switch path {
-	case "/image/", "/networking/", "/identity/v3", "/identity/v3/":
+	case "/image", "/image/", "/networking/", "/identity/v3", "/identity/v3/", "/compute/v2.1", "/compute/v2.1/":
 		return true
 	}
 	return false
