@@ -139,7 +139,7 @@ def reset():
         _channel_state.update(pid=None, address=None, channel=None, stub=None)
 
 
-def call(method, request, timeout, metadata=()):
+def call(method, request, timeout, metadata=(), crosses_api=False):
     """Call one DriverService method; return its response.
 
     timeout bounds the whole call, retries included: Magnum's synchronous
@@ -147,7 +147,8 @@ def call(method, request, timeout, metadata=()):
     however the sidecar misbehaves. An unavailable sidecar is retried with
     backoff while the budget allows, then reported with the address Magnum
     was configured with. Every gRPC error becomes the Magnum exception the
-    conductor and API know how to show (see errors.py).
+    conductor and API know how to show (see errors.py); crosses_api marks
+    a synchronous Magnum RPC whose error magnum-api shows to the user.
     """
     conf = CONF.magnum_capi
     attempts = conf.unavailable_retries + 1
@@ -171,7 +172,8 @@ def call(method, request, timeout, metadata=()):
             )
             if not retry:
                 raise errors.from_rpc_error(
-                    e, method, conf.sidecar_address, timeout, attempt
+                    e, method, conf.sidecar_address, timeout, attempt,
+                    crosses_api=crosses_api,
                 )
             LOG.warning(
                 "magnum-capi sidecar at %s unavailable (%s); retrying "

@@ -55,6 +55,12 @@ class Driver(driver.Driver):
 
     # Magnum >= 18 refuses "beta" drivers unless enabled; this one is not.
     beta = False
+    # Magnum 22 (2026.1) creates a trustee user and a trust per cluster only
+    # for drivers that need one; Cluster API machines authenticate with an
+    # application credential, never a trust. Magnum 15-21 ignore this and
+    # always create them (cleanup.py deletes them on 15-17, Magnum's
+    # periodic job on 18-22); Magnum 23 (master) has no trusts at all.
+    needs_trust = False
 
     @property
     def provides(self):
@@ -62,12 +68,14 @@ class Driver(driver.Driver):
 
     # -- helpers ---------------------------------------------------------
 
-    def _call(self, method, request, context, cluster, timeout=None):
+    def _call(self, method, request, context, cluster, timeout=None,
+              crosses_api=False):
         return client.call(
             method,
             request,
             timeout or CONF.magnum_capi.call_timeout,
             convert.metadata(context, cluster),
+            crosses_api=crosses_api,
         )
 
     @staticmethod
@@ -169,6 +177,7 @@ class Driver(driver.Driver):
             ),
             context,
             cluster,
+            crosses_api=True,  # a synchronous RPC: magnum-api shows the error
         )
         # The conductor records neither the new template nor the images;
         # the driver does. It saves the cluster and nodegroup (status only)
@@ -281,18 +290,37 @@ class Driver(driver.Driver):
         return monitor.Monitor(context, cluster)
 
     def rotate_ca_certificate(self, context, cluster):
-        # The conductor has just generated the new CA material and set the
-        # new references on this (not yet saved) object.
-        self._call(
-            "RotateCACertificate",
-            driver_pb2.RotateCACertificateRequest(
-                context=convert.request_context(context),
-                spec=convert.spec(cluster),
-                certificates=certificates.authorities(cluster, context),
-            ),
-            context,
-            cluster,
-        )
+        """The conductor has just generated new CA material and set the new
+        references on this (not yet saved) object; it saves the object
+        whether this succeeds or raises, and no Magnum release (15 to 23)
+        deletes the certificates it replaced. So the driver does: once the
+        sidecar has the new CAs, the old ones are deleted (Magnum 15 left
+        four x509keypair rows per rotation behind); if the sidecar refused,
+        the object gets its old references back and the new certificates
+        are deleted, so that Magnum keeps handing out (`coe cluster
+        config`) certificates of the CA the running cluster trusts."""
+        old = certificates.stored_references(context, cluster)
+        new = certificates.references(cluster)
+        replaced = {n: old[n] for n in old if old[n] and old[n] != new[n]}
+        unused = {n: new[n] for n in new if new[n] and new[n] != old[n]}
+        try:
+            self._call(
+                "RotateCACertificate",
+                driver_pb2.RotateCACertificateRequest(
+                    context=convert.request_context(context),
+                    spec=convert.spec(cluster),
+                    certificates=certificates.authorities(cluster, context),
+                ),
+                context,
+                cluster,
+                crosses_api=True,
+            )
+        except Exception:
+            for name, ref in old.items():
+                setattr(cluster, name, ref)
+            certificates.delete(context, cluster, unused)
+            raise
+        certificates.delete(context, cluster, replaced)
 
     def rotate_credential(self, context, cluster):
         """Magnum >= 21 (PATCH /v1/credentials/{cluster}); callable on any
@@ -305,6 +333,7 @@ class Driver(driver.Driver):
             ),
             context,
             cluster,
+            crosses_api=True,
         )
 
     # -- validation (Magnum >= 20 calls these in magnum-api) ----------------

@@ -1,0 +1,339 @@
+package magnum
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestCLILifecycle is what a user does with the openstack CLI, on each
+// Magnum release at once, against real magnum-api and magnum-conductor
+// processes, MariaDB, RabbitMQ, Keystone (trusts included) and the
+// sidecar: templates from the operator guide, a label mistake shown to the
+// user, create, kubeconfig, resize (also naming the nodes to remove), node
+// groups, a refused and an accepted upgrade, CA rotation, delete, and
+// nothing left behind in the management cluster, Keystone or Magnum's
+// certificate table.
+func TestCLILifecycle(t *testing.T) {
+	for _, rel := range Releases {
+		t.Run(rel.Name(), func(t *testing.T) {
+			t.Parallel()
+			l := lane(t, rel)
+			begin := time.Now()
+			lifecycle(t, l)
+			t.Logf("Magnum %d lane: %s", rel.Major, time.Since(begin).Round(time.Second))
+		})
+	}
+}
+
+// step runs one part of a lifecycle, logging how long it took.
+func step(t *testing.T, l *Lane, name string, fn func()) {
+	t.Helper()
+	begin := time.Now()
+	fn()
+	t.Logf("Magnum %d: %s (%s)", l.Release.Major, name, time.Since(begin).Round(100*time.Millisecond))
+}
+
+func lifecycle(t *testing.T, l *Lane) {
+	ctx := context.Background()
+	cli := l.CLI
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := cli.Run(ctx, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	wait := func(name, want string) map[string]any {
+		t.Helper()
+		fields, seen, err := l.WaitCluster(ctx, name, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("Magnum %d: cluster %s: %v", l.Release.Major, name, seen)
+		return fields
+	}
+	var uuids []string
+	remember := func(name string) {
+		t.Helper()
+		f, err := l.Show(ctx, "cluster", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uuids = append(uuids, f["uuid"].(string))
+	}
+
+	step(t, l, "install check", func() {
+		if !strings.Contains(l.InstallOutput, "magnum_capi") {
+			t.Fatalf("magnum-driver-manage list-drivers:\n%s", l.InstallOutput)
+		}
+	})
+
+	step(t, l, "keypair and templates", func() {
+		key := filepath.Join(l.Dir, "demo-key.pub")
+		if err := os.WriteFile(key, newPublicKey(t), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		run("keypair", "create", "--public-key", key, "demo-key")
+		for _, name := range []string{"template-minimal", prodTemplateBlock(l.Release)} {
+			block, err := GuideBlock(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cli.Script(ctx, block, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !l.Release.SupportsCiliumNetworkDriver() {
+			_, err := cli.Run(ctx, nil, "coe", "cluster", "template", "create", "cilium-refused", "--coe", "kubernetes",
+				"--image", ImageName("v1.33.2"), "--external-network", "public", "--network-driver", "cilium")
+			if err == nil || !strings.Contains(err.Error(), "cilium") {
+				t.Errorf("Magnum %d took --network-driver cilium (the guide says it refuses it): %v", l.Release.Major, err)
+			}
+		}
+		for _, v := range []string{"v1.34.1", "v1.35.0"} {
+			run("coe", "cluster", "template", "create", "k8s-"+v, "--coe", "kubernetes", "--image", ImageName(v),
+				"--external-network", "public", "--dns-nameserver", "8.8.8.8", "--master-flavor", "m1.medium",
+				"--flavor", "m1.large", "--network-driver", "calico", "--master-lb-enabled", "--floating-ip-enabled")
+		}
+		run("coe", "cluster", "template", "create", "k8s-bad-label", "--coe", "kubernetes", "--image", ImageName("v1.33.2"),
+			"--external-network", "public", "--master-flavor", "m1.medium", "--flavor", "m1.large",
+			"--network-driver", "calico", "--labels", "boot_volume_size=big")
+		tmpl, err := l.Show(ctx, "cluster template", "k8s-v1.33.2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tmpl["cluster_distro"] != "ubuntu" {
+			t.Errorf("template cluster_distro %v: Magnum read the image's os_distro wrong", tmpl["cluster_distro"])
+		}
+	})
+
+	// Three clusters at once: the one this test follows, the guide's
+	// production template (autoscaling min/max counts reach the chart as
+	// numbers, Cilium), and one whose label is wrong.
+	step(t, l, "create", func() {
+		run("coe", "cluster", "create", "demo", "--cluster-template", "k8s-v1.33.2",
+			"--master-count", "1", "--node-count", "2", "--keypair", "demo-key")
+		run("coe", "cluster", "create", "prod", "--cluster-template", "k8s-v1.33.2-prod", "--master-count", "1", "--node-count", "2")
+		run("coe", "cluster", "create", "bad", "--cluster-template", "k8s-bad-label")
+		for _, name := range []string{"demo", "prod", "bad"} {
+			remember(name)
+		}
+		bad := wait("bad", "CREATE_FAILED")
+		reason, _ := bad["status_reason"].(string)
+		if !strings.Contains(reason, "boot_volume_size") || !strings.Contains(reason, "big") {
+			t.Errorf("a wrong label: the user reads %q, which does not name the label and its value", reason)
+		}
+		demo := wait("demo", "CREATE_COMPLETE")
+		if demo["coe_version"] != "v1.33.2" || !strings.HasPrefix(demo["api_address"].(string), "https://") {
+			t.Errorf("demo: coe_version %v api_address %v", demo["coe_version"], demo["api_address"])
+		}
+		if n := len(strs(demo["node_addresses"])); n != 2 {
+			t.Errorf("demo: %d node addresses, want 2", n)
+		}
+		wait("prod", "CREATE_COMPLETE")
+		run("coe", "cluster", "delete", "prod", "bad")
+	})
+
+	step(t, l, "cluster config", func() {
+		dir := filepath.Join(l.Dir, "kubeconfig")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		run("coe", "cluster", "config", "demo", "--dir", dir, "--force")
+		checkKubeconfig(t, l, filepath.Join(dir, "config"), "demo")
+	})
+
+	step(t, l, "refused upgrade", func() {
+		// v1.33 -> v1.35 skips a minor version: refused before anything
+		// changes, with the whole reason shown to the user.
+		_, err := cli.Run(ctx, nil, "coe", "cluster", "upgrade", "demo", "k8s-v1.35.0")
+		if err == nil {
+			t.Fatal("an upgrade skipping a minor version was accepted")
+		}
+		msg := err.(*CLIError).Output
+		for _, want := range []string{"v1.33.2", "v1.35.0", "v1.34"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the refusal the user reads lacks %q: %s", want, msg)
+			}
+		}
+		demo, err := l.Show(ctx, "cluster", "demo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Release.Major >= 18 {
+			// Magnum >= 18 leaves the status alone on NotSupported.
+			if demo["status"] != "CREATE_COMPLETE" {
+				t.Errorf("after a refused upgrade the cluster is %v, want CREATE_COMPLETE", demo["status"])
+			}
+			return
+		}
+		// Magnum 15-17 set UPDATE_FAILED on any error; a resize to the
+		// same size is the way back.
+		if demo["status"] != "UPDATE_FAILED" {
+			t.Errorf("Magnum %d after a refused upgrade: %v, want UPDATE_FAILED", l.Release.Major, demo["status"])
+		}
+		run("coe", "cluster", "resize", "demo", "2")
+		wait("demo", "UPDATE_COMPLETE")
+	})
+
+	step(t, l, "resize", func() {
+		run("coe", "cluster", "resize", "demo", "3")
+		demo := wait("demo", "UPDATE_COMPLETE")
+		if n := len(strs(demo["node_addresses"])); n != 3 {
+			t.Errorf("after resize to 3: %d node addresses", n)
+		}
+		ng, err := l.Show(ctx, "nodegroup", "demo", "default-worker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addresses := strs(ng["node_addresses"])
+		slices.Sort(addresses)
+		remove := addresses[0]
+		run("coe", "cluster", "resize", "demo", "2", "--nodes-to-remove", remove)
+		demo = wait("demo", "UPDATE_COMPLETE")
+		if got := strs(demo["node_addresses"]); len(got) != 2 || slices.Contains(got, remove) {
+			t.Errorf("after resize to 2 removing %s: %v", remove, got)
+		}
+	})
+
+	step(t, l, "node groups", func() {
+		run("coe", "nodegroup", "create", "demo", "extra", "--node-count", "1", "--flavor", "m1.large")
+		if _, seen, err := l.Wait(ctx, "nodegroup", []string{"demo", "extra"}, "CREATE_COMPLETE", 10*time.Minute); err != nil {
+			t.Fatal(err)
+		} else {
+			t.Logf("Magnum %d: node group extra: %v", l.Release.Major, seen)
+		}
+		wait("demo", "UPDATE_COMPLETE")
+		run("coe", "nodegroup", "delete", "demo", "extra")
+		if _, seen, err := l.Wait(ctx, "nodegroup", []string{"demo", "extra"}, "gone", 10*time.Minute); err != nil {
+			t.Fatal(err)
+		} else {
+			t.Logf("Magnum %d: node group extra: %v", l.Release.Major, seen)
+		}
+		wait("demo", "UPDATE_COMPLETE")
+	})
+
+	step(t, l, "upgrade", func() {
+		run("coe", "cluster", "upgrade", "demo", "k8s-v1.34.1")
+		demo := wait("demo", "UPDATE_COMPLETE")
+		if demo["coe_version"] != "v1.34.1" {
+			t.Errorf("after the upgrade coe_version is %v", demo["coe_version"])
+		}
+	})
+
+	step(t, l, "CA rotation", func() {
+		before := run("coe", "ca", "show", "demo")
+		run("coe", "ca", "rotate", "demo")
+		wait("demo", "UPDATE_COMPLETE")
+		if after := run("coe", "ca", "show", "demo"); after == before {
+			t.Error("coe ca show is the same after coe ca rotate")
+		}
+		// One CA, etcd CA, front-proxy CA and client certificate: the
+		// rotated-away ones are gone.
+		if rows, err := l.SQL(ctx, "SELECT COUNT(*) FROM x509keypair"); err != nil || rows != "4" {
+			t.Errorf("x509keypair rows after rotation: %s %v, want 4 (the cluster's current ones)", rows, err)
+		}
+		dir := filepath.Join(l.Dir, "kubeconfig-rotated")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		run("coe", "cluster", "config", "demo", "--dir", dir, "--force")
+		checkKubeconfig(t, l, filepath.Join(dir, "config"), "demo")
+	})
+
+	step(t, l, "delete", func() {
+		run("coe", "cluster", "delete", "demo")
+		for _, name := range []string{"demo", "prod", "bad"} {
+			wait(name, "gone")
+		}
+		assertNothingLeft(ctx, t, l, uuids)
+	})
+}
+
+// prodTemplateBlock is the guide's production template for the release.
+func prodTemplateBlock(r Release) string {
+	if r.SupportsCiliumNetworkDriver() {
+		return "template-prod"
+	}
+	return "template-prod-magnum15"
+}
+
+// assertNothingLeft fails with whatever the lane's deleted clusters left.
+// Keystone and the sidecar clean up asynchronously after DELETE_COMPLETE
+// for a few seconds at most.
+func assertNothingLeft(ctx context.Context, t *testing.T, l *Lane, uuids []string) {
+	t.Helper()
+	var left []string
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var err error
+		if left, err = l.Leftovers(ctx, uuids); err != nil {
+			t.Fatal(err)
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	if len(left) > 0 {
+		t.Errorf("Magnum %d: left behind after delete: %s", l.Release.Major, strings.Join(left, "; "))
+	}
+}
+
+// checkKubeconfig: the kubeconfig `coe cluster config` wrote points at the
+// cluster's api_address and trusts the cluster's CA, the one in the CA
+// Secret Cluster API uses.
+func checkKubeconfig(t *testing.T, l *Lane, path, cluster string) {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields, err := l.Show(context.Background(), "cluster", cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var secret corev1.Secret
+	key := client.ObjectKey{Namespace: l.Namespace(), Name: fields["stack_id"].(string) + "-ca"}
+	if err := l.Cloud.H.Env.Client.Get(context.Background(), key, &secret); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Clusters) != 1 {
+		t.Fatalf("kubeconfig has %d clusters", len(cfg.Clusters))
+	}
+	for _, c := range cfg.Clusters {
+		if c.Server != fields["api_address"] {
+			t.Errorf("kubeconfig server %s, cluster api_address %v", c.Server, fields["api_address"])
+		}
+		if strings.TrimSpace(string(c.CertificateAuthorityData)) != strings.TrimSpace(string(secret.Data["tls.crt"])) {
+			t.Errorf("kubeconfig CA is not the cluster's CA Secret %s", key.Name)
+		}
+	}
+}
+
+// newPublicKey is an OpenSSH public key for `openstack keypair create`.
+func newPublicKey(t *testing.T) []byte {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte("ssh-ed25519 " + base64.StdEncoding.EncodeToString(key.Marshal()) + " demo\n")
+}
