@@ -47,6 +47,8 @@ func NewCLI(dir, cloud string, config map[string]any) (*CLI, error) {
 	}
 	return &CLI{env: []string{
 		"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + dir, "LANG=C.UTF-8",
+		// `coe cluster config` reads it to print the export line.
+		"SHELL=/bin/sh",
 		"OS_CLIENT_CONFIG_FILE=" + file, "OS_CLOUD=" + cloud,
 	}}, nil
 }

@@ -38,10 +38,18 @@ func (t Transition) String() string {
 	return fmt.Sprintf("%s (%s) after %s", t.Status, t.Reason, t.After.Round(time.Second))
 }
 
-// Wait polls `coe <what> show <args>` until status is want ("" with gone:
-// until Magnum answers 404). It fails early on a *_FAILED status that is
-// not want, and returns the last fields and the transitions seen.
+// Wait polls `coe <what> show <args>` until status is want ("gone": until
+// Magnum answers 404). It fails early on a *_FAILED status that is not
+// want, and returns the last fields and the transitions seen.
 func (l *Lane) Wait(ctx context.Context, what string, args []string, want string, timeout time.Duration) (map[string]any, []Transition, error) {
+	return l.WaitFrom(ctx, what, args, want, timeout, nil)
+}
+
+// WaitFrom is Wait after an action on an object whose fields were before:
+// until the conductor has picked the action up (and saved the object:
+// updated_at changes), the status shown is the one before the action, not
+// its outcome.
+func (l *Lane) WaitFrom(ctx context.Context, what string, args []string, want string, timeout time.Duration, before map[string]any) (map[string]any, []Transition, error) {
 	start := time.Now()
 	var seen []Transition
 	for {
@@ -58,10 +66,13 @@ func (l *Lane) Wait(ctx context.Context, what string, args []string, want string
 		if len(seen) == 0 || seen[len(seen)-1].Status != status {
 			seen = append(seen, Transition{Status: status, Reason: reason, After: time.Since(start)})
 		}
-		if status == want {
+		stale := before != nil && status == before["status"] && fields["updated_at"] == before["updated_at"] &&
+			time.Since(start) < 2*time.Minute
+		switch {
+		case stale:
+		case status == want:
 			return fields, seen, nil
-		}
-		if strings.HasSuffix(status, "_FAILED") && status != want {
+		case strings.HasSuffix(status, "_FAILED"):
 			return fields, seen, fmt.Errorf("coe %s %s reached %s waiting for %s: %s (seen %v)", what, strings.Join(args, " "), status, want, reason, seen)
 		}
 		if time.Since(start) > timeout {

@@ -58,25 +58,6 @@ func (f *ini) set(section, key, value string) error {
 	return nil
 }
 
-// add adds an option the guide leaves out (tests only, each with a reason).
-func (f *ini) add(section, key, value string) {
-	if _, ok := f.options[section]; !ok {
-		f.sections = append(f.sections, section)
-	}
-	if i := f.index(section, key); i >= 0 {
-		f.options[section][i].value = value
-		return
-	}
-	f.options[section] = append(f.options[section], iniOption{key, value})
-}
-
-func (f *ini) get(section, key string) string {
-	if i := f.index(section, key); i >= 0 {
-		return f.options[section][i].value
-	}
-	return ""
-}
-
 func (f *ini) String() string {
 	var b strings.Builder
 	for i, s := range f.sections {
@@ -95,10 +76,6 @@ func (f *ini) String() string {
 // section -> key -> value.
 type Site map[string]map[string]string
 
-// testOnly are the options a test adds that the guide does not show: each
-// makes a failure readable, none changes what the services do.
-var testOnly = Site{"DEFAULT": {"debug": "true"}}
-
 // MagnumConf is the operator guide's magnum.conf with the site's values: it
 // fails if the site names an option the guide does not have, so the test's
 // configuration cannot drift from the documented one.
@@ -116,11 +93,6 @@ func MagnumConf(site Site) (string, error) {
 			if err := f.set(section, key, site[section][key]); err != nil {
 				return "", err
 			}
-		}
-	}
-	for section, opts := range testOnly {
-		for key, value := range opts {
-			f.add(section, key, value)
 		}
 	}
 	return f.String(), nil

@@ -18,7 +18,6 @@ func TestMagnumConfFromTheGuide(t *testing.T) {
 		"port = 40000\n",
 		"sidecar_address = unix:///run/magnum-capi/magnum-capi.sock\n",
 		"[trust]\ntrustee_domain_name = magnum\n",
-		"debug = true\n",
 	} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("magnum.conf lacks %q:\n%s", want, conf)

@@ -68,7 +68,9 @@ func startAll(t *testing.T) {
 			cloudErr = err
 			return
 		}
-		logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...)) }
+		logf := func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+		}
 		rels := selectedReleases()
 		if cloud, cloudErr = StartCloud(ctx, CloudOptions{Dir: dir, Releases: rels, SidecarBinary: os.Getenv("MAGNUM_CAPI_BIN"), Logf: logf}); cloudErr != nil {
 			return

@@ -46,6 +46,11 @@ func StartMariaDB(ctx context.Context, dir string) (*MariaDB, error) {
 	cmd := exec.Command("mariadbd", "--no-defaults", "--datadir="+data, "--socket="+m.socket,
 		"--port="+strconv.Itoa(m.Port), "--bind-address=127.0.0.1", "--user="+currentUser(),
 		"--skip-name-resolve", "--pid-file="+filepath.Join(dir, "mariadbd.pid"),
+		// What Debian's mariadb-server sets (mariadb.conf.d/50-server.cnf)
+		// and databases made by `CREATE DATABASE magnum` inherit: MariaDB's
+		// own default, latin1, makes Magnum's nodegroup table refuse any
+		// non-Latin-1 status_reason (the conductor then fails with DBError).
+		"--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
 		// Small: a test database, two cores shared with everything else.
 		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M", "--max-connections=500")
 	if m.proc, err = startProcess("mariadbd", cmd, filepath.Join(dir, "mariadbd.log")); err != nil {

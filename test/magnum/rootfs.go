@@ -33,7 +33,7 @@ var rootKeyPackages = []string{"python3-magnum", "python3", "python3-grpcio", "p
 // rootRecipe changes whenever the way roots are built changes, so roots of
 // an older recipe are not reused.
 func rootRecipe() string {
-	h := sha256.Sum256([]byte(strings.Join(append([]string{"minbase", "policy-rc.d", "v1"}, rootPackages...), ",")))
+	h := sha256.Sum256([]byte(strings.Join(append([]string{"minbase", "policy-rc.d", "apt-mark", "v2"}, rootPackages...), ",")))
 	return fmt.Sprintf("%x", h[:4])
 }
 
@@ -79,8 +79,20 @@ func EnsureRoot(ctx context.Context, suite string, logf func(string, ...any)) (s
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", RootInfo{}, err
 	}
+	removeAbandonedBuilds(dir)
 	logf("building the Debian %s root file system with debootstrap (once per machine; a few minutes)", suite)
 	return buildRoot(ctx, dir, suite)
+}
+
+// removeAbandonedBuilds removes build directories of runs that were killed
+// (a build takes minutes; one older than three hours is nobody's).
+func removeAbandonedBuilds(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "build-*"))
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && time.Since(fi.ModTime()) > 3*time.Hour {
+			_ = os.RemoveAll(m)
+		}
+	}
 }
 
 // findRoot is the newest complete root of the suite and recipe.
@@ -114,13 +126,25 @@ func buildRoot(ctx context.Context, dir, suite string) (string, RootInfo, error)
 	if err != nil {
 		return "", RootInfo{}, err
 	}
-	cmd := exec.CommandContext(ctx, "debootstrap", "--variant=minbase",
-		"--include="+strings.Join(rootPackages, ","), suite, root, debianMirror())
+	// In a private mount namespace: debootstrap mounts /proc and /sys in
+	// the root, and a killed build must not leave them mounted.
+	cmd := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "--",
+		"debootstrap", "--variant=minbase", "--include="+strings.Join(rootPackages, ","), suite, root, debianMirror())
 	cmd.Stdout, cmd.Stderr = out, out
 	err = cmd.Run()
 	out.Close()
 	if err != nil {
-		return "", RootInfo{}, fmt.Errorf("debootstrap %s (Debian package debootstrap; hack/deps.sh installs it): %w%s", suite, err, tailFile(log, 20))
+		// debootstrap's resolver misses a library python3-grpcio needs
+		// (trixie, sid): the second stage then leaves it unconfigured.
+		// apt resolves it.
+		if _, statErr := os.Stat(filepath.Join(root, "debootstrap", "debootstrap.log")); statErr != nil {
+			return "", RootInfo{}, fmt.Errorf("debootstrap %s (Debian package debootstrap; hack/deps.sh installs it): %w%s", suite, err, tailFile(log, 20))
+		}
+		if msg, fixErr := completeRoot(ctx, root); fixErr != nil {
+			return "", RootInfo{}, fmt.Errorf("debootstrap %s left packages unconfigured and apt-get -f install failed: %w\n%s%s", suite, fixErr, msg,
+				tailFile(filepath.Join(root, "debootstrap", "debootstrap.log"), 30))
+		}
+		_ = os.RemoveAll(filepath.Join(root, "debootstrap"))
 	}
 	// Nothing installed later may start a service in the root.
 	if err := os.WriteFile(filepath.Join(root, "usr", "sbin", "policy-rc.d"), []byte("#!/bin/sh\nexit 101\n"), 0o755); err != nil {
@@ -128,6 +152,11 @@ func buildRoot(ctx context.Context, dir, suite string) (string, RootInfo, error)
 	}
 	if msg, err := chrootOutput(ctx, root, "dpkg", "--audit"); err != nil || strings.TrimSpace(msg) != "" {
 		return "", RootInfo{}, fmt.Errorf("the %s root has unconfigured packages: %v\n%s", suite, err, msg)
+	}
+	// Every package asked for stays installed whatever apt does later
+	// (apt-get -f install marks what it completes as automatic).
+	if _, err := chrootOutput(ctx, root, append([]string{"apt-mark", "manual"}, rootPackages...)...); err != nil {
+		return "", RootInfo{}, err
 	}
 	if _, err := chrootOutput(ctx, root, "apt-get", "clean"); err != nil {
 		return "", RootInfo{}, err
@@ -168,6 +197,26 @@ func rootName(info RootInfo) string {
 		parts = append(parts, strings.TrimPrefix(p, "python3-")+"_"+strings.NewReplacer(":", "_", "~", "_", "+", "_").Replace(info.Versions[p]))
 	}
 	return strings.Join(parts, "-")
+}
+
+// completeRoot finishes an interrupted second stage with apt-get -f install,
+// with /proc mounted privately and the machine's resolver. Debian's archive
+// may serve a sid Release file past its Valid-Until (debootstrap does not
+// check it; apt would refuse it).
+func completeRoot(ctx context.Context, root string) (string, error) {
+	resolv, err := os.ReadFile("/etc/resolv.conf")
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc", "resolv.conf"), resolv, 0o644); err != nil {
+		return "", err
+	}
+	script := "mount -t proc proc " + shellQuote(filepath.Join(root, "proc")) + " && exec chroot " + shellQuote(root) +
+		" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive" +
+		" apt-get -o Acquire::Check-Valid-Until=false -o DPkg::Lock::Timeout=600 -f install -y -q"
+	cmd := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-ec", script)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // chrootOutput runs a command in a root without mounting anything (dpkg's

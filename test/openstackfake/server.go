@@ -241,7 +241,7 @@ func (s *Server) takeFailure(svc Service) *Failure {
 
 func isVersionDocument(path string) bool {
 	switch path {
-	case "/image", "/image/", "/networking/", "/identity/v3", "/identity/v3/", "/compute/v2.1", "/compute/v2.1/":
+	case "/image", "/image/", "/networking", "/networking/", "/identity/v3", "/identity/v3/", "/compute/v2.1", "/compute/v2.1/":
 		return true
 	}
 	return false
