@@ -87,5 +87,6 @@ testbed: deps tools build ## Run the test stack (management API, CRDs, conversio
 	KUBEBUILDER_ASSETS="$(ASSETS)" $(BIN)/testbed -sidecar-config $(BIN)/magnum-capi-testbed.yaml
 
 .PHONY: demo
-demo: deps tools build ## One cluster through create -> CREATE_COMPLETE -> delete -> DELETE_COMPLETE via the shim.
+demo: deps tools build ## Real Magnum 15 services driven by the openstack CLI (create, show, config, resize, delete), then the timeline of one cluster through the shim.
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi $(GO) run ./test/cmd/magnum-demo
 	$(PY_ENV) $(PYTHON) test/demo/demo.py

@@ -100,3 +100,14 @@ func strs(v any) []string {
 	}
 	return out
 }
+
+// StackID is a cluster's backend id as `coe cluster show` gives it:
+// stack_id, or cluster_id from API microversion 1.13 (Magnum 23).
+func StackID(fields map[string]any) string {
+	for _, key := range []string{"stack_id", "cluster_id"} {
+		if id, ok := fields[key].(string); ok && id != "" && id != "-" && id != "None" {
+			return id
+		}
+	}
+	return ""
+}

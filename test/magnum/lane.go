@@ -62,19 +62,9 @@ func StartLane(ctx context.Context, c *Cloud, rel Release) (_ *Lane, err error) 
 			return nil, err
 		}
 		l.RootInfo = info
-		root := filepath.Join(l.Dir, "root")
-		upper := filepath.Join(l.Dir, "upper")
-		l.varDir = filepath.Join(upper, "var")
-		mounts := []Mount{
-			{Target: root, Lower: image, Upper: upper, Work: filepath.Join(l.Dir, "work", "root")},
-			{Target: filepath.Join(root, "proc"), Proc: true},
-			{Target: filepath.Join(root, "dev"), Source: "/dev"},
-			{Target: filepath.Join(root, "run"), Tmpfs: true},
-			{Target: filepath.Join(root, "run", "magnum-capi"), Source: sidecarRun},
-			// The wheel, at the same path as outside.
-			{Target: filepath.Join(root, c.ShimDir), Source: c.ShimDir},
-		}
-		if l.NS, err = StartNamespace(ctx, root, image, mounts); err != nil {
+		l.varDir = filepath.Join(l.Dir, "upper", "var")
+		mounts := rootMounts(l.Dir, image, sidecarRun, c.ShimDir)
+		if l.NS, err = StartNamespace(ctx, filepath.Join(l.Dir, "root"), image, mounts); err != nil {
 			return nil, err
 		}
 	}
@@ -150,6 +140,21 @@ func StartLane(ctx context.Context, c *Cloud, rel Release) (_ *Lane, err error) 
 	}
 	c.logf("Magnum %d (%s) up in %s: magnum-api %s", rel.Major, rel.Suite, time.Since(begin).Round(100*time.Millisecond), l.APIURL)
 	return l, nil
+}
+
+// rootMounts overlay a cached root file system (image) at dir/root, with
+// what Magnum needs there (/proc, /dev, a fresh /run) and the sidecar's
+// socket directory at /run/magnum-capi; share appears at its own path.
+func rootMounts(dir, image, sidecarRun, share string) []Mount {
+	root := filepath.Join(dir, "root")
+	return []Mount{
+		{Target: root, Lower: image, Upper: filepath.Join(dir, "upper"), Work: filepath.Join(dir, "work", "root")},
+		{Target: filepath.Join(root, "proc"), Proc: true},
+		{Target: filepath.Join(root, "dev"), Source: "/dev"},
+		{Target: filepath.Join(root, "run"), Tmpfs: true},
+		{Target: filepath.Join(root, "run", "magnum-capi"), Source: sidecarRun},
+		{Target: filepath.Join(root, share), Source: share},
+	}
 }
 
 // serviceUser is the sidecar's identity in the test stack, which is also

@@ -349,7 +349,7 @@ func checkKubeconfig(t *testing.T, l *Lane, path, cluster string) {
 		t.Fatal(err)
 	}
 	var secret corev1.Secret
-	key := client.ObjectKey{Namespace: l.Namespace(), Name: fields["stack_id"].(string) + "-ca"}
+	key := client.ObjectKey{Namespace: l.Namespace(), Name: StackID(fields) + "-ca"}
 	if err := l.Cloud.H.Env.Client.Get(context.Background(), key, &secret); err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func TestOutages(t *testing.T) {
 				t.Fatal(err)
 			}
 			uuid, _ = f["uuid"].(string)
-			if id, _ := f["stack_id"].(string); id != "" && id != "-" || time.Now().After(deadline) {
+			if StackID(f) != "" || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(time.Second)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,8 @@ var (
 	cloud     *Cloud
 	lanes     = map[int]*Lane{}
 	laneErrs  = map[int]error{}
+	laneOnce  = map[int]*sync.Once{}
+	lanesMu   sync.Mutex
 	cloudErr  error
 	startOnce sync.Once
 )
@@ -43,7 +46,9 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	code := m.Run()
 	for _, l := range lanes {
-		l.Stop()
+		if l != nil {
+			l.Stop()
+		}
 	}
 	if cloud != nil {
 		if os.Getenv("MAGNUM_CAPI_KEEP_CLOUD") != "" {
@@ -57,57 +62,55 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startAll starts the cloud and every selected release's lane, the lanes
-// side by side (a root file system is built on first use).
+// startAll starts the cloud once.
 func startAll(t *testing.T) {
 	startOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 		defer cancel()
 		dir, err := os.MkdirTemp("", "magnum-capi-cloud-")
 		if err != nil {
 			cloudErr = err
 			return
 		}
-		logf := func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
-		}
-		rels := selectedReleases()
-		if cloud, cloudErr = StartCloud(ctx, CloudOptions{Dir: dir, Releases: rels, SidecarBinary: os.Getenv("MAGNUM_CAPI_BIN"), Logf: logf}); cloudErr != nil {
-			return
-		}
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		for _, r := range rels {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l, err := StartLane(ctx, cloud, r)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					laneErrs[r.Major] = err
-					return
-				}
-				lanes[r.Major] = l
-			}()
-		}
-		wg.Wait()
+		cloud, cloudErr = StartCloud(ctx, CloudOptions{Dir: dir, Releases: selectedReleases(),
+			SidecarBinary: os.Getenv("MAGNUM_CAPI_BIN"), Logf: logf})
 	})
 	if cloudErr != nil {
 		t.Fatalf("starting the cloud: %v", cloudErr)
 	}
 }
 
-// lane is a started release's lane, or fails the test.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// lane is a release's lane, started on first use (a root file system is
+// built first when it is not cached), or fails the test.
 func lane(t *testing.T, r Release) *Lane {
 	t.Helper()
+	if !slices.Contains(selectedReleases(), r) {
+		t.Skipf("Magnum %d not selected (MAGNUM_CAPI_RELEASES)", r.Major)
+	}
 	startAll(t)
+	lanesMu.Lock()
+	once, ok := laneOnce[r.Major]
+	if !ok {
+		once = &sync.Once{}
+		laneOnce[r.Major] = once
+	}
+	lanesMu.Unlock()
+	once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		defer cancel()
+		l, err := StartLane(ctx, cloud, r)
+		lanesMu.Lock()
+		defer lanesMu.Unlock()
+		lanes[r.Major], laneErrs[r.Major] = l, err
+	})
+	lanesMu.Lock()
+	defer lanesMu.Unlock()
 	if err := laneErrs[r.Major]; err != nil {
 		t.Fatalf("Magnum %d did not start: %v", r.Major, err)
 	}
-	l, ok := lanes[r.Major]
-	if !ok {
-		t.Skipf("Magnum %d not selected (MAGNUM_CAPI_RELEASES)", r.Major)
-	}
-	return l
+	return lanes[r.Major]
 }

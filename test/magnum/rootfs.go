@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -69,6 +70,16 @@ func rootsDir() (string, error) {
 // and the key packages' versions; a build happens in a temporary directory
 // renamed into place, so concurrent runs never see half a root.
 func EnsureRoot(ctx context.Context, suite string, logf func(string, ...any)) (string, RootInfo, error) {
+	// One build per suite in this process; other processes race by rename.
+	building.Lock()
+	mu, ok := buildLocks[suite]
+	if !ok {
+		mu = &sync.Mutex{}
+		buildLocks[suite] = mu
+	}
+	building.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	dir, err := rootsDir()
 	if err != nil {
 		return "", RootInfo{}, err
@@ -94,6 +105,11 @@ func removeAbandonedBuilds(dir string) {
 		}
 	}
 }
+
+var (
+	building   sync.Mutex
+	buildLocks = map[string]*sync.Mutex{}
+)
 
 // findRoot is the newest complete root of the suite and recipe.
 func findRoot(dir, suite string) (string, RootInfo, bool) {
