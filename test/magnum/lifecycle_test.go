@@ -47,8 +47,20 @@ func step(t *testing.T, l *Lane, name string, fn func()) {
 	t.Logf("Magnum %d: %s (%s)", l.Release.Major, name, time.Since(begin).Round(100*time.Millisecond))
 }
 
+// lifecycle is the regression suite through the CLI. Magnum 15 runs all of
+// it; Magnum 20 and 23 run what depends on Magnum's release, on a two-core
+// machine that runs the three lanes at once: templates (driver selection by
+// image property, the API's network drivers), a wrong label, create (by
+// template UUID), kubeconfig (the conductor signs it), a refused upgrade
+// (NotSupported keeps the status from 18), resize, upgrade, CA rotation
+// (who deletes certificates), delete (trusts: Magnum deletes them on 20,
+// there are none on 23) and what is left. Left out there, because the
+// driver and sidecar do the same on every release: the production-template
+// cluster, resize naming the nodes to remove, and on 20 node groups (on 23
+// Magnum no longer removes a deleted group's row itself: the driver does).
 func lifecycle(t *testing.T, l *Lane) {
 	ctx := context.Background()
+	full := l.Release.Host
 	cli := l.CLI
 	run := func(args ...string) string {
 		t.Helper()
@@ -164,14 +176,20 @@ func lifecycle(t *testing.T, l *Lane) {
 		}
 	})
 
-	// Three clusters at once: the one this test follows, the guide's
-	// production template (autoscaling min/max counts reach the chart as
-	// numbers, Cilium), and one whose label is wrong.
+	// Clusters at once: the one this test follows, one whose label is
+	// wrong, and (Magnum 15) one from the guide's production template
+	// (autoscaling min/max counts reach the chart as numbers, Cilium).
+	clusters := []string{"demo", "bad"}
+	if full {
+		clusters = append(clusters, "prod")
+	}
 	step(t, l, "create", func() {
 		createFrom("demo", "k8s-v1.33.2", "--master-count", "1", "--node-count", "2", "--keypair", "demo-key")
-		createFrom("prod", "k8s-v1.33.2-prod", "--master-count", "1", "--node-count", "2")
 		createFrom("bad", "k8s-bad-label")
-		for _, name := range []string{"demo", "prod", "bad"} {
+		if full {
+			createFrom("prod", "k8s-v1.33.2-prod", "--master-count", "1", "--node-count", "2")
+		}
+		for _, name := range clusters {
 			remember(name)
 		}
 		bad := wait("bad", "CREATE_FAILED")
@@ -186,8 +204,11 @@ func lifecycle(t *testing.T, l *Lane) {
 		if n := len(strs(demo["node_addresses"])); n != 2 {
 			t.Errorf("demo: %d node addresses, want 2", n)
 		}
-		wait("prod", "CREATE_COMPLETE")
-		run("coe", "cluster", "delete", "prod", "bad")
+		if full {
+			wait("prod", "CREATE_COMPLETE")
+			run("coe", "cluster", "delete", "prod")
+		}
+		run("coe", "cluster", "delete", "bad")
 	})
 
 	step(t, l, "cluster config", func() {
@@ -238,6 +259,9 @@ func lifecycle(t *testing.T, l *Lane) {
 		if n := len(strs(demo["node_addresses"])); n != 3 {
 			t.Errorf("after resize to 3: %d node addresses", n)
 		}
+		if !full {
+			return
+		}
 		ng, err := l.Show(ctx, "nodegroup", "demo", "default-worker")
 		if err != nil {
 			t.Fatal(err)
@@ -252,6 +276,9 @@ func lifecycle(t *testing.T, l *Lane) {
 	})
 
 	step(t, l, "node groups", func() {
+		if !full && l.Release.Major < 23 {
+			return
+		}
 		before := show("demo")
 		run("coe", "nodegroup", "create", "demo", "extra", "--node-count", "1", "--flavor", "m1.large")
 		if _, seen, err := l.Wait(ctx, "nodegroup", []string{"demo", "extra"}, "CREATE_COMPLETE", 10*time.Minute); err != nil {
@@ -298,7 +325,7 @@ func lifecycle(t *testing.T, l *Lane) {
 
 	step(t, l, "delete", func() {
 		run("coe", "cluster", "delete", "demo")
-		for _, name := range []string{"demo", "prod", "bad"} {
+		for _, name := range clusters {
 			wait(name, "gone")
 		}
 		assertNothingLeft(ctx, t, l, uuids)
@@ -348,8 +375,19 @@ func checkKubeconfig(t *testing.T, l *Lane, path, cluster string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stackID := StackID(fields)
+	if stackID == "" {
+		// Magnum 23's API (1.13) calls it cluster_id, which Debian 12's
+		// magnumclient (API 1.10) does not know: it shows stack_id empty.
+		// The operator reads it from Magnum's database.
+		out, err := l.SQL(context.Background(), "SELECT stack_id FROM cluster WHERE uuid='"+fields["uuid"].(string)+"'")
+		if err != nil || out == "" {
+			t.Fatalf("no stack_id for cluster %s: %q %v", cluster, out, err)
+		}
+		stackID = out
+	}
 	var secret corev1.Secret
-	key := client.ObjectKey{Namespace: l.Namespace(), Name: StackID(fields) + "-ca"}
+	key := client.ObjectKey{Namespace: l.Namespace(), Name: stackID + "-ca"}
 	if err := l.Cloud.H.Env.Client.Get(context.Background(), key, &secret); err != nil {
 		t.Fatal(err)
 	}
