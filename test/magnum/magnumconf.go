@@ -2,7 +2,8 @@ package magnum
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -88,21 +89,12 @@ func MagnumConf(site Site) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the operator guide's magnum.conf: %w", err)
 	}
-	for _, section := range sortedKeys(site) {
-		for _, key := range sortedKeys(site[section]) {
+	for _, section := range slices.Sorted(maps.Keys(site)) {
+		for _, key := range slices.Sorted(maps.Keys(site[section])) {
 			if err := f.set(section, key, site[section][key]); err != nil {
 				return "", err
 			}
 		}
 	}
 	return f.String(), nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
