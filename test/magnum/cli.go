@@ -102,7 +102,7 @@ func (c *CLI) Script(ctx context.Context, script string, env []string) (string, 
 	cmd.Env = append(append([]string{}, c.env...), env...)
 	out, err := cmd.CombinedOutput()
 	if c.Echo != nil {
-		fmt.Fprintf(c.Echo, "%s\n%s", script, out)
+		fmt.Fprintf(c.Echo, "$ %s\n%s", script, out)
 	}
 	if err != nil {
 		return string(out), fmt.Errorf("%w:\n%s\n%s", err, script, out)

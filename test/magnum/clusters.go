@@ -57,6 +57,9 @@ func (l *Lane) WaitFrom(ctx context.Context, what string, args []string, want st
 		switch {
 		case want == "gone" && notFound(err):
 			seen = append(seen, Transition{Status: "gone", After: time.Since(start)})
+			if l.Watch != nil {
+				l.Watch(seen[len(seen)-1])
+			}
 			return nil, seen, nil
 		case err != nil:
 			return nil, seen, err
@@ -65,6 +68,9 @@ func (l *Lane) WaitFrom(ctx context.Context, what string, args []string, want st
 		reason, _ := fields["status_reason"].(string)
 		if len(seen) == 0 || seen[len(seen)-1].Status != status {
 			seen = append(seen, Transition{Status: status, Reason: reason, After: time.Since(start)})
+			if l.Watch != nil {
+				l.Watch(seen[len(seen)-1])
+			}
 		}
 		stale := before != nil && status == before["status"] && fields["updated_at"] == before["updated_at"] &&
 			time.Since(start) < 2*time.Minute

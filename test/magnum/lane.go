@@ -36,6 +36,8 @@ type Lane struct {
 	CLI     *CLI
 	// InstallOutput is what the guide's install-shim block printed.
 	InstallOutput string
+	// Watch, when set, is told of each status a Wait sees, as it sees it.
+	Watch func(Transition)
 
 	api, conductor *process
 	varDir         string // where /var of the namespace is written, seen from outside

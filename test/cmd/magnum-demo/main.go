@@ -67,11 +67,11 @@ func run(ctx context.Context) error {
 		_, err := l.CLI.Run(ctx, nil, args...)
 		return err
 	}
-	follow := func(name, want string) error {
-		_, seen, err := l.WaitCluster(ctx, name, want)
-		for _, t := range seen {
-			say("  %s", t)
-		}
+	// follow prints each status `coe cluster show` gives as it changes,
+	// after an action taken when the cluster was before.
+	l.Watch = func(t magnum.Transition) { say("  %s", t) }
+	follow := func(name, want string, before map[string]any) error {
+		_, _, err := l.WaitFrom(ctx, "cluster", []string{name}, want, 10*time.Minute, before)
 		return err
 	}
 	key := filepath.Join(dir, "demo-key.pub")
@@ -104,7 +104,7 @@ func run(ctx context.Context) error {
 		}
 	}
 	say("coe cluster show demo, until CREATE_COMPLETE (Magnum's periodic job asks the sidecar every 10 s):")
-	if err := follow("demo", "CREATE_COMPLETE"); err != nil {
+	if err := follow("demo", "CREATE_COMPLETE", nil); err != nil {
 		return err
 	}
 	if err := show("coe", "cluster", "show", "demo"); err != nil {
@@ -120,17 +120,23 @@ func run(ctx context.Context) error {
 	if err := show("coe", "cluster", "config", "demo", "--dir", kube); err != nil {
 		return err
 	}
-	if err := show("coe", "cluster", "resize", "demo", "3"); err != nil {
-		return err
-	}
-	if err := follow("demo", "UPDATE_COMPLETE"); err != nil {
-		return err
-	}
-	if err := show("coe", "cluster", "delete", "demo"); err != nil {
-		return err
-	}
-	if err := follow("demo", "gone"); err != nil {
-		return err
+	for _, action := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"coe", "cluster", "resize", "demo", "3"}, "UPDATE_COMPLETE"},
+		{[]string{"coe", "cluster", "delete", "demo"}, "gone"},
+	} {
+		before, err := l.Show(ctx, "cluster", "demo")
+		if err != nil {
+			return err
+		}
+		if err := show(action.args...); err != nil {
+			return err
+		}
+		if err := follow("demo", action.want, before); err != nil {
+			return err
+		}
 	}
 	show("coe", "cluster", "list")
 	left, err := l.Leftovers(ctx, nil)
