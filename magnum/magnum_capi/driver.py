@@ -64,6 +64,12 @@ class Driver(driver.Driver):
 
     @property
     def provides(self):
+        """How Magnum 15-17 choose this driver (the image's os_distro in
+        these tuples). Magnum 18 and later choose by the image property
+        magnum_driver=magnum_capi, and Magnum 23 also by [drivers]
+        default_driver = magnum_capi for templates whose image names none
+        (without it, the alphabetically first installed driver); all of them
+        still validate cluster creation by the tuple."""
         return _provides()
 
     # -- helpers ---------------------------------------------------------
