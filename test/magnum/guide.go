@@ -20,14 +20,19 @@ var guideBlockRE = regexp.MustCompile("(?s)<!-- test: ([a-z0-9-]+) -->\\s*```[a-
 // GuideBlock is the body of the guide's code block marked
 // `<!-- test: name -->`.
 func GuideBlock(name string) (string, error) {
-	raw, err := os.ReadFile(GuidePath())
+	raw, err := readGuide()
 	if err != nil {
 		return "", err
 	}
-	for _, m := range guideBlockRE.FindAllStringSubmatch(string(raw), -1) {
+	for _, m := range guideBlockRE.FindAllStringSubmatch(raw, -1) {
 		if m[1] == name {
 			return m[2], nil
 		}
 	}
 	return "", fmt.Errorf("%s has no block marked <!-- test: %s -->", GuidePath(), name)
+}
+
+func readGuide() (string, error) {
+	raw, err := os.ReadFile(GuidePath())
+	return string(raw), err
 }

@@ -29,7 +29,9 @@ for entry_point, cls in driver.Driver.load_entry_points():
 
 // TestInstalledShimLoadsLikeMagnum installs the shim with the operator
 // guide's commands into each release (this machine's Magnum 15, and 20 and
-// 23 in their root file systems) and loads it as Magnum does. The shim once
+// 23 in their root file systems) and loads it as Magnum does; then checks
+// that the release and the shim read every magnum.conf option the guide
+// names. The shim once
 // failed exactly here on every release (NoSuchOptError: no such option
 // magnum_capi): its tests had always imported its options first.
 func TestInstalledShimLoadsLikeMagnum(t *testing.T) {
@@ -55,6 +57,20 @@ func TestInstalledShimLoadsLikeMagnum(t *testing.T) {
 				if !strings.Contains(out, want) {
 					t.Errorf("Magnum %d: %q not in\n%s", rel.Major, want, out)
 				}
+			}
+			// oslo.config ignores options nobody registered: a misspelt or
+			// obsolete option in the guide would silently do nothing.
+			guide, plugins, err := GuideOptions()
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := ReadOptions(ctx, ns, plugins)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if unread := UnreadOptions(rel, guide, read); len(unread) > 0 {
+				t.Errorf("Magnum %d and the shim read none of these options docs/operator-guide.md names: %s",
+					rel.Major, strings.Join(unread, ", "))
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package magnum
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,5 +35,36 @@ func TestParseINIRejectsOptionsOutsideSections(t *testing.T) {
 	}
 	if _, err := parseINI("[DEFAULT]\njust text\n"); err == nil {
 		t.Error("a line without = parsed")
+	}
+}
+
+func TestGuideOptions(t *testing.T) {
+	options, plugins, err := GuideOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"magnum_capi.sidecar_address", "trust.trustee_domain_name", "DEFAULT.rpc_response_timeout", "drivers.default_driver"} {
+		if !slices.Contains(options, want) {
+			t.Errorf("GuideOptions lacks %s: %v", want, options)
+		}
+	}
+	if plugins["keystone_auth"] != "password" || plugins["keystone_authtoken"] != "password" {
+		t.Errorf("auth plugins %v, want password for keystone_auth and keystone_authtoken", plugins)
+	}
+}
+
+func TestUnreadOptions(t *testing.T) {
+	guide := []string{"api.port", "drivers.default_driver", "magnum_capi.provides", "api.prot", "trust.trustee_domain_name"}
+	read := map[string][]string{"api": {"host", "port"}, "magnum_capi": {"provides"}, "drivers": {"disabled_drivers"}}
+	for _, tc := range []struct {
+		major int
+		want  []string
+	}{
+		{15, []string{"[api] prot", "[trust] trustee_domain_name"}},
+		{23, []string{"[drivers] default_driver", "[api] prot"}},
+	} {
+		if got := UnreadOptions(Release{Major: tc.major}, guide, read); !slices.Equal(got, tc.want) {
+			t.Errorf("Magnum %d: unread %v, want %v", tc.major, got, tc.want)
+		}
 	}
 }
