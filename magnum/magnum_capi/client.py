@@ -145,8 +145,8 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
     timeout bounds the whole call, retries included: Magnum's synchronous
     RPCs (upgrade, CA rotation) must answer within rpc_response_timeout
     however the sidecar misbehaves. An unavailable sidecar is retried with
-    backoff while the budget allows, then reported with the address Magnum
-    was configured with. Every gRPC error becomes the Magnum exception the
+    backoff while the budget allows, then logged with the address Magnum
+    was configured with and reported to the user without it. Every gRPC error becomes the Magnum exception the
     conductor and API know how to show (see errors.py); crosses_api marks
     a synchronous Magnum RPC whose error magnum-api shows to the user.
     """
@@ -171,9 +171,15 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
                 and deadline - time.monotonic() > backoff
             )
             if not retry:
+                # The operator's detail; the exception is the tenant's.
+                LOG.error(
+                    "magnum-capi sidecar at %s: %s ended %s after %d "
+                    "attempt(s) within %.0fs: %s",
+                    conf.sidecar_address, method, code, attempt, timeout,
+                    e.details() if hasattr(e, "details") else e,
+                )
                 raise errors.from_rpc_error(
-                    e, method, conf.sidecar_address, timeout, attempt,
-                    crosses_api=crosses_api,
+                    e, method, timeout, attempt, crosses_api=crosses_api,
                 )
             LOG.warning(
                 "magnum-capi sidecar at %s unavailable (%s); retrying "

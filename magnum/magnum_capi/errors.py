@@ -40,25 +40,41 @@ def _literal(message):
     return message.replace("%", "%%")
 
 
-def from_rpc_error(err, method, address, timeout, attempts=1,
-                   crosses_api=False):
-    """The Magnum exception for a failed call. crosses_api: the call is a
-    synchronous Magnum RPC (upgrade, CA and credential rotation) whose
-    exception magnum-api shows to the user (survive_first_sentence_cut)."""
+# What a user can do when the sidecar cannot be reached or does not answer.
+_RETRY_LATER = "retry later, and tell the cloud operator if it persists"
+
+
+def answered_by_sidecar(err):
+    """Whether the sidecar sent this status (gRPC core says "Error received
+    from peer"), rather than the shim failing to reach it."""
+    debug = getattr(err, "debug_error_string", None)
+    return bool(debug) and "Error received from peer" in (debug() or "")
+
+
+def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False):
+    """The Magnum exception for a failed call. Its message reaches tenants
+    (status_reason, the CLI's error): it names what failed and what to do,
+    never the sidecar's address or gRPC's transport detail (the caller logs
+    those for the operator). crosses_api: the call is a synchronous Magnum
+    RPC (upgrade, CA and credential rotation) whose exception magnum-api
+    shows to the user (survive_first_sentence_cut)."""
     code = err.code()
     details = err.details() or ""
     shown = survive_first_sentence_cut if crosses_api else (lambda m: m)
+    tries = "%s, %d attempt%s" % (method, attempts, "" if attempts == 1 else "s")
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         return exception.InvalidParameterValue(err=shown(details))
     if code == grpc.StatusCode.FAILED_PRECONDITION:
         message = details
+    elif code == grpc.StatusCode.UNAVAILABLE and answered_by_sidecar(err):
+        # A dependency of the sidecar is down; its message names it.
+        message = "%s (%s)" % (details, tries)
     elif code == grpc.StatusCode.UNAVAILABLE:
-        message = (
-            "The magnum-capi sidecar at %s is unavailable (%s, %d attempt%s): %s"
-            % (address, method, attempts, "" if attempts == 1 else "s", details))
+        message = ("The magnum-capi sidecar is unavailable (%s): %s"
+                   % (tries, _RETRY_LATER))
     elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        message = ("The magnum-capi sidecar at %s did not answer %s within %.0fs"
-                   % (address, method, timeout))
+        message = ("The magnum-capi sidecar did not answer %s within %.0fs: %s"
+                   % (method, timeout, _RETRY_LATER))
     else:
         message = "%s failed: %s" % (method, details)
     message = _literal(shown(message))

@@ -470,8 +470,12 @@ func TestOutages(t *testing.T) {
 		}
 		t.Logf("with the sidecar down: %v", seen)
 		reason, _ := failed["status_reason"].(string)
-		if !strings.Contains(reason, "magnum-capi sidecar") || !strings.Contains(reason, "unavailable") {
-			t.Errorf("the user reads %q: it does not say the sidecar is unavailable", reason)
+		if !strings.Contains(reason, "magnum-capi sidecar is unavailable") || strings.Contains(reason, "/run/magnum-capi") {
+			t.Errorf("the user reads %q: want that the sidecar is unavailable, without its address", reason)
+		}
+		// The operator's log has the address (the guide's troubleshooting).
+		if log, err := os.ReadFile(l.Log("magnum-conductor.log")); err != nil || !strings.Contains(string(log), "magnum-capi sidecar at unix:///run/magnum-capi/magnum-capi.sock: ResizeCluster ended") {
+			t.Errorf("magnum-conductor.log does not name the sidecar's address and the call (%v)", err)
 		}
 		// The way back the operator guide gives: the same request again.
 		run("coe", "cluster", "resize", "outage", "3")

@@ -32,8 +32,7 @@ class FirstSentenceCutTest(unittest.TestCase):
     def test_synchronous_call_keeps_the_whole_message(self):
         err = errors.from_rpc_error(
             _RpcError(grpc.StatusCode.FAILED_PRECONDITION, self.REFUSAL),
-            "UpgradeCluster", "unix:///run/magnum-capi/magnum-capi.sock", 45,
-            crosses_api=True)
+            "UpgradeCluster", 45, crosses_api=True)
         self.assertIsInstance(err, exception.NotSupported)
         shown = _title(str(err))
         self.assertEqual(self.REFUSAL.replace(".", "\u2024"), shown)
@@ -43,15 +42,48 @@ class FirstSentenceCutTest(unittest.TestCase):
                      grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.INTERNAL):
             err = errors.from_rpc_error(
                 _RpcError(code, "chart 0.27.0 at 10.0.0.1 failed."), "RotateCACertificate",
-                "unix:///run/magnum-capi/magnum-capi.sock", 45, crosses_api=True)
+                45, crosses_api=True)
             self.assertEqual(str(err).rstrip("."), _title(str(err)), code)
 
     def test_asynchronous_calls_keep_their_dots(self):
         # status_reason is shown whole: nothing to work around there.
         err = errors.from_rpc_error(
             _RpcError(grpc.StatusCode.INVALID_ARGUMENT, "labels.boot_volume_size: invalid value"),
-            "CreateCluster", "unix:///x.sock", 300)
+            "CreateCluster", 300)
         self.assertIn("labels.boot_volume_size", str(err))
+
+
+class _PeerError(_RpcError):
+    """A status the sidecar sent, as gRPC core describes it."""
+
+    def debug_error_string(self):
+        return 'UNKNOWN:Error received from peer unix:/run/x.sock {grpc_status:14}'
+
+
+class TenantMessageTest(unittest.TestCase):
+    """What the user reads names what failed and what to do, never the
+    sidecar's address or gRPC's transport detail."""
+
+    TRANSPORT = ("failed to connect to all addresses; last error: UNKNOWN: "
+                 "unix:/run/magnum-capi/magnum-capi.sock: No such file or directory")
+
+    def test_unreachable_sidecar(self):
+        err = errors.from_rpc_error(
+            _RpcError(grpc.StatusCode.UNAVAILABLE, self.TRANSPORT), "ResizeCluster", 45, 4)
+        self.assertEqual("The magnum-capi sidecar is unavailable (ResizeCluster, 4 attempts): "
+                         "retry later, and tell the cloud operator if it persists", str(err))
+
+    def test_silent_sidecar(self):
+        err = errors.from_rpc_error(
+            _RpcError(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded"), "CreateCluster", 300)
+        self.assertEqual("The magnum-capi sidecar did not answer CreateCluster within 300s: "
+                         "retry later, and tell the cloud operator if it persists", str(err))
+
+    def test_a_dependency_of_the_sidecar_is_down(self):
+        err = errors.from_rpc_error(
+            _PeerError(grpc.StatusCode.UNAVAILABLE, "Keystone is unavailable: connection refused"),
+            "CreateCluster", 300, 2)
+        self.assertEqual("Keystone is unavailable: connection refused (CreateCluster, 2 attempts)", str(err))
 
 
 if __name__ == "__main__":
