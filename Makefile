@@ -47,9 +47,17 @@ verify: deps ## Fail if generated code is stale, buf lint fails, or a pure packa
 	hack/lint-imports.sh $(PURE_PACKAGES)
 	$(GO) vet ./...
 
+# test/magnum has its own target (magnum-test), run verbose: its log shows
+# each Magnum release's lane step by step, with times.
+GO_TEST_PACKAGES = $(shell $(GO) list ./... | grep -v '/test/magnum$$')
+
 .PHONY: go-test
 go-test: ## Go tests (unit, test bed, end-to-end).
-	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(GO_TEST_FLAGS) ./...
+	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
+
+.PHONY: magnum-test
+magnum-test: deps tools build ## Real Magnum 15, 20 and 23 (services, MariaDB, RabbitMQ, Keystone, the openstack CLI) through a cluster's life; builds Debian trixie and sid roots once per machine.
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi $(GO) test -count=1 -timeout 60m -v ./test/magnum/
 
 # Benchmarks run only here, never in go-test: the stack benchmarks of
 # test/bench need MAGNUM_CAPI_BENCH=1 (go test ./... only compiles them).
@@ -80,7 +88,7 @@ py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
 	cd magnum && $(PY_ENV) $(PYTHON) -m pytest -q -p no:warnings -p no:cacheprovider magnum_capi
 
 .PHONY: test
-test: deps tools verify go-test py-test ## Everything CI runs (installs what it needs).
+test: deps tools verify go-test py-test magnum-test ## Everything CI runs (installs what it needs).
 
 .PHONY: testbed
 testbed: deps tools build ## Run the test stack (management API, CRDs, conversion, simulator, chart repo, Keystone) until interrupted.

@@ -31,9 +31,11 @@ for entry_point, cls in driver.Driver.load_entry_points():
 // guide's commands into each release (this machine's Magnum 15, and 20 and
 // 23 in their root file systems) and loads it as Magnum does; then checks
 // that the release and the shim read every magnum.conf option the guide
-// names. The shim once
-// failed exactly here on every release (NoSuchOptError: no such option
-// magnum_capi): its tests had always imported its options first.
+// names. The shim once failed exactly here on every release
+// (NoSuchOptError: no such option magnum_capi): its tests had always
+// imported its options first. It runs before the lifecycles (this file
+// sorts first), with the releases side by side: on a cold machine it builds
+// the trixie and sid roots the lanes then reuse.
 func TestInstalledShimLoadsLikeMagnum(t *testing.T) {
 	dir := t.TempDir()
 	shim, err := BuildShim(context.Background(), filepath.Join(dir, "shim"))
@@ -42,6 +44,7 @@ func TestInstalledShimLoadsLikeMagnum(t *testing.T) {
 	}
 	for _, rel := range selectedReleases() {
 		t.Run(rel.Name(), func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 			defer cancel()
 			ns, err := installOnly(ctx, t, filepath.Join(dir, rel.Name()), shim, rel)
