@@ -57,12 +57,20 @@ verify: deps ## Fail if generated code is stale, buf lint fails, a pure package 
 	$(GO) vet ./...
 	cd $(CAPI_CONTROLLERS) && $(GO) vet ./...
 
+# test/magnum has its own target (magnum-test), run verbose: its log shows
+# each Magnum release's lane step by step, with times.
+GO_TEST_PACKAGES = $(shell $(GO) list ./... | grep -v '/test/magnum$$')
+
 # The tests that run the sidecar binary (end to end, deploy/'s version
 # stamp) use the one make build built instead of building their own.
 .PHONY: go-test
 go-test: build ## Go tests (unit, test bed, end-to-end).
 	cd $(CAPI_CONTROLLERS) && $(GO) test $(GO_TEST_FLAGS) ./...
-	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers MAGNUM_CAPI_VERSION="$(VERSION)" $(GO) test $(GO_TEST_FLAGS) ./...
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers MAGNUM_CAPI_VERSION="$(VERSION)" $(GO) test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
+
+.PHONY: magnum-test
+magnum-test: deps tools build ## Real Magnum 15, 20 and 23 (services, MariaDB, RabbitMQ, Keystone, the openstack CLI) through a cluster's life; builds Debian trixie and sid roots once per machine.
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers $(GO) test -count=1 -timeout 60m -v ./test/magnum/
 
 # Benchmarks run only here, never in go-test: the stack benchmarks of
 # test/bench need MAGNUM_CAPI_BENCH=1 (go test ./... only compiles them).
@@ -94,12 +102,13 @@ py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
 	cd magnum && $(PY_ENV) $(PYTHON) -m pytest -q -p no:warnings -p no:cacheprovider magnum_capi
 
 .PHONY: test
-test: deps tools verify go-test py-test ## Everything CI runs (installs what it needs).
+test: deps tools verify go-test py-test magnum-test ## Everything CI runs (installs what it needs).
 
 .PHONY: testbed
 testbed: deps tools build ## Run the test stack (management API, CRDs, conversion, the real Cluster API controllers, chart repo, Keystone) until interrupted.
 	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers $(BIN)/testbed -sidecar-config $(BIN)/magnum-capi-testbed.yaml
 
 .PHONY: demo
-demo: deps tools build ## One cluster through create -> CREATE_COMPLETE -> delete -> DELETE_COMPLETE via the shim.
+demo: deps tools build ## Real Magnum 15 services driven by the openstack CLI (create, show, config, resize, delete), then the timeline of one cluster through the shim.
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers $(GO) run ./test/cmd/magnum-demo
 	$(PY_ENV) $(PYTHON) test/demo/demo.py

@@ -10,6 +10,14 @@ packages=(
   protobuf-compiler protobuf-compiler-grpc         # protoc + grpc_python_plugin for the Python stubs
   python3-keystone uwsgi-core uwsgi-plugin-python3 # a real Keystone for credential tests
   sqlite3
+  # Magnum as a cloud runs it (test/magnum): Debian 12's Magnum 15 services
+  # (python3-magnum's magnum-api/-conductor, magnum-common's api-paste.ini),
+  # MariaDB's server binaries without the system service mariadb-server
+  # enables, RabbitMQ, the openstack CLI with the coe commands, debootstrap
+  # for the Debian trixie (Magnum 20) and sid (Magnum 23) root file systems,
+  # and pip/wheel for the shim's wheel as the operator guide builds it.
+  magnum-common python3-pymysql mariadb-server-core mariadb-client-core rabbitmq-server
+  python3-openstackclient python3-magnumclient debootstrap python3-pip python3-wheel
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -18,6 +26,7 @@ done
 if ((${#missing[@]})); then
   echo "deps.sh: installing ${missing[*]}" >&2
   sudo=""; [[ $(id -u) -ne 0 ]] && sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Other runs may be installing too: wait for dpkg's lock.
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi

@@ -6,8 +6,9 @@ import (
 
 // Result is one rendered set of values.
 type Result struct {
-	// Values are the openstack-cluster chart values: maps, []any lists,
-	// strings, ints and bools only.
+	// Values are the openstack-cluster chart values with the types a
+	// values file gives them: map[string]any, []any, string, float64 and
+	// bool only (asValuesFile).
 	Values map[string]any
 	// ChartVersion is the chart release to install.
 	ChartVersion string
@@ -83,7 +84,8 @@ func Build(in Input, cfg Config) (Result, error) {
 	if path := findTemplateSyntax(b.values, ""); path != "" {
 		return Result{Warnings: b.warnings}, fmt.Errorf("internal error: template delimiters reached values at %s", path)
 	}
-	return Result{Values: b.values, ChartVersion: chartVersion, Warnings: b.warnings}, nil
+	values, _ := asValuesFile(b.values).(map[string]any)
+	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings}, nil
 }
 
 // chartVersion is the template's capi_helm_chart_version label, else the

@@ -209,6 +209,15 @@ var labelSpecs = []labelSpec{
 		Valid:   []string{"storage-net ceph-public"}, Invalid: []string{"storage,net"},
 	},
 	{
+		Name: "capi_network_driver", Group: groupNetwork, Type: enumType("calico", "cilium"),
+		DefaultDoc: "the template's `network_driver`",
+		Keys:       []string{"addons.cni.type"},
+		Doc: "The CNI, when the template's `network_driver` cannot name it: Magnum 15 (Zed) accepts only " +
+			"`flannel` and `calico` there (HTTP 400 for `cilium`), Magnum 20 and later accept `cilium`. " +
+			"Wins over `network_driver`. Cannot change after the cluster exists.",
+		Valid: []string{"cilium", "Calico"}, Invalid: []string{"flannel", "weave"},
+	},
+	{
 		Name: "calico_ipv4pool", Group: groupNetwork, Type: cidrType, DefaultDoc: "chart default `172.16.0.0/13`",
 		Keys: []string{"kubeNetwork.pods.cidrBlocks"},
 		Doc: "Pod network CIDR when the CNI is Calico (network_driver calico, flannel or empty). Cannot change " +

@@ -14,12 +14,17 @@ const (
 	chartServiceDomain = "cluster.local"
 )
 
-// networkDriver maps the template's network_driver to the chart's CNI.
-// Magnum's API fills in "flannel" when a template names none, and the chart
-// renders no CNI at all for a type it does not know, so flannel and empty get
-// the chart's default, Calico, with a warning; anything else is refused.
+// networkDriver maps the template's network_driver (or the label
+// capi_network_driver, for Magnum 15 whose API refuses cilium there) to the
+// chart's CNI. Magnum's API fills in "flannel" when a template names none,
+// and the chart renders no CNI at all for a type it does not know, so
+// flannel and empty get the chart's default, Calico, with a warning;
+// anything else is refused.
 func (b *builder) networkDriver() {
 	driver := b.in.ClusterTemplate.NetworkDriver
+	if label := b.labels.str("capi_network_driver"); label != "" {
+		driver = label
+	}
 	switch driver {
 	case "calico", "cilium":
 		b.cni = driver

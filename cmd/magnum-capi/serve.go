@@ -8,8 +8,11 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"k8s.io/klog/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/magnum-capi/magnum-capi/server"
 	"github.com/magnum-capi/magnum-capi/server/config"
@@ -40,6 +43,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return 2
 	}
 	log := newLogger(cfg.Log, stderr)
+	routeLibraryLogs(log)
 	// A process-wide setting, so here rather than in server.New (which
 	// tests run inside their own processes).
 	debug.SetGCPercent(cfg.GCPercent)
@@ -54,6 +58,17 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return 1
 	}
 	return 0
+}
+
+// routeLibraryLogs sends what client-go (klog) and controller-runtime log
+// through the sidecar's own logger: one JSON object per line, at the
+// configured level. Without it controller-runtime prints a multi-line
+// "log.SetLogger(...) was never called" stack trace into the log on its
+// first message, and klog writes its own text format. Process-wide, like
+// the GC setting.
+func routeLibraryLogs(log *slog.Logger) {
+	ctrllog.SetLogger(logr.FromSlogHandler(log.Handler()))
+	klog.SetSlogLogger(log)
 }
 
 func newLogger(c config.Log, w io.Writer) *slog.Logger {

@@ -8,8 +8,16 @@ Magnum's database or key store itself.
 
 from magnum.common.x509 import operations as x509
 from magnum.conductor.handlers.common import cert_manager
+from oslo_log import log as logging
 
 from magnumcapi.v1 import magnum_pb2
+
+LOG = logging.getLogger(__name__)
+
+# The cluster's references to its certificates in Magnum's store (Barbican,
+# x509keypair or local): the three CAs and Magnum's client certificate.
+REFERENCES = ("ca_cert_ref", "etcd_ca_cert_ref", "front_proxy_ca_cert_ref",
+              "magnum_cert_ref")
 
 
 def _pair(cert):
@@ -46,3 +54,32 @@ def authorities(cluster, context):
         _pair(cert_manager.get_cluster_magnum_cert(cluster, context=context))
     )
     return msg
+
+
+def references(cluster):
+    """The cluster object's certificate references, by field name."""
+    return {name: getattr(cluster, name, None) for name in REFERENCES}
+
+
+def stored_references(context, cluster):
+    """The references as the database has them: during a CA rotation the
+    conductor has put new ones on the object it hands the driver, not yet
+    saved."""
+    from magnum import objects
+
+    return references(objects.Cluster.get_by_uuid(context, cluster.uuid))
+
+
+def delete(context, cluster, refs):
+    """Delete certificates from Magnum's store, best effort: a failure is
+    logged (the cluster no longer uses them) and never fails the caller."""
+    from magnum.common import cert_manager as store
+
+    backend = store.get_backend().CertManager
+    for name, ref in sorted(refs.items()):
+        if not ref:
+            continue
+        try:
+            backend.delete_cert(ref, resource_ref=cluster.uuid, context=context)
+        except Exception:  # noqa: BLE001
+            LOG.exception("Deleting %s %s of cluster %s", name, ref, cluster.uuid)

@@ -17,6 +17,8 @@ cluster from DELETE_COMPLETE (the Cluster API resources are already gone).
 
 from oslo_log import log as logging
 
+from magnum_capi import certificates
+
 LOG = logging.getLogger(__name__)
 
 # First Magnum release whose periodic job cleans up after DELETE_COMPLETE.
@@ -44,24 +46,11 @@ def magnum_major_version():
         return 0
 
 
-def _delete_refs(context, cluster, names):
-    from magnum.common import cert_manager
-
-    backend = cert_manager.get_backend().CertManager
-    for name in names:
-        ref = getattr(cluster, name, None)
-        if not ref:
-            continue
-        try:
-            backend.delete_cert(ref, resource_ref=cluster.uuid, context=context)
-        except Exception:  # noqa: BLE001
-            LOG.exception("Deleting %s %s of cluster %s", name, ref, cluster.uuid)
-
-
 def after_delete_complete(context, cluster):
     from magnum.conductor.handlers.common import cert_manager
 
-    _delete_refs(context, cluster, _ALWAYS_OURS)
+    certificates.delete(context, cluster,
+                        {n: getattr(cluster, n, None) for n in _ALWAYS_OURS})
     try:
         cert_manager.delete_client_files(cluster, context=context)
     except Exception:  # noqa: BLE001

@@ -23,6 +23,7 @@ from oslo_log import log as logging
 
 from magnum_capi._grpc import grpc
 from magnum_capi._grpc import NATIVE_THREADING
+from magnum_capi import conf  # noqa: F401 - registers [magnum_capi]
 from magnum_capi import errors
 from magnumcapi.v1 import driver_pb2_grpc
 
@@ -138,15 +139,16 @@ def reset():
         _channel_state.update(pid=None, address=None, channel=None, stub=None)
 
 
-def call(method, request, timeout, metadata=()):
+def call(method, request, timeout, metadata=(), crosses_api=False):
     """Call one DriverService method; return its response.
 
     timeout bounds the whole call, retries included: Magnum's synchronous
     RPCs (upgrade, CA rotation) must answer within rpc_response_timeout
     however the sidecar misbehaves. An unavailable sidecar is retried with
-    backoff while the budget allows, then reported with the address Magnum
-    was configured with. Every gRPC error becomes the Magnum exception the
-    conductor and API know how to show (see errors.py).
+    backoff while the budget allows, then logged with the address Magnum
+    was configured with and reported to the user without it. Every gRPC error becomes the Magnum exception the
+    conductor and API know how to show (see errors.py); crosses_api marks
+    a synchronous Magnum RPC whose error magnum-api shows to the user.
     """
     conf = CONF.magnum_capi
     attempts = conf.unavailable_retries + 1
@@ -169,8 +171,15 @@ def call(method, request, timeout, metadata=()):
                 and deadline - time.monotonic() > backoff
             )
             if not retry:
+                # The operator's detail; the exception is the tenant's.
+                LOG.error(
+                    "magnum-capi sidecar at %s: %s ended %s after %d "
+                    "attempt(s) within %.0fs: %s",
+                    conf.sidecar_address, method, code, attempt, timeout,
+                    e.details() if hasattr(e, "details") else e,
+                )
                 raise errors.from_rpc_error(
-                    e, method, conf.sidecar_address, timeout, attempt
+                    e, method, timeout, attempt, crosses_api=crosses_api,
                 )
             LOG.warning(
                 "magnum-capi sidecar at %s unavailable (%s); retrying "

@@ -15,6 +15,10 @@ from oslo_log import log as logging
 from magnum_capi import cleanup
 from magnum_capi import certificates
 from magnum_capi import client
+# Registers [magnum_capi]: magnum-api and magnum-conductor load this module
+# through the magnum.drivers entry point and import nothing else of ours
+# first (Magnum's get_drivers() calls provides on every installed driver).
+from magnum_capi import conf  # noqa: F401
 from magnum_capi import convert
 from magnum_capi import monitor
 from magnum_capi import status as status_writer
@@ -38,24 +42,46 @@ def _provides():
     return tuples
 
 
+class _TemplateDefinition(object):
+    """The one attribute magnum-driver-manage reads from a Heat driver's
+    template definition."""
+
+    def __init__(self, template_path):
+        self.template_path = template_path
+
+
 class Driver(driver.Driver):
     """Cluster API driver backed by the magnum-capi sidecar."""
 
     # Magnum >= 18 refuses "beta" drivers unless enabled; this one is not.
     beta = False
+    # Magnum 22 (2026.1) creates a trustee user and a trust per cluster only
+    # for drivers that need one; Cluster API machines authenticate with an
+    # application credential, never a trust. Magnum 15-21 ignore this and
+    # always create them (cleanup.py deletes them on 15-17, Magnum's
+    # periodic job on 18-22); Magnum 23 (master) has no trusts at all.
+    needs_trust = False
 
     @property
     def provides(self):
+        """How Magnum 15-17 choose this driver (the image's os_distro in
+        these tuples). Magnum 18 and later choose by the image property
+        magnum_driver=magnum_capi, and Magnum 23 also by [drivers]
+        default_driver = magnum_capi for templates whose image names none
+        (without it, the alphabetically first installed driver); all of them
+        still validate cluster creation by the tuple."""
         return _provides()
 
     # -- helpers ---------------------------------------------------------
 
-    def _call(self, method, request, context, cluster, timeout=None):
+    def _call(self, method, request, context, cluster, timeout=None,
+              crosses_api=False):
         return client.call(
             method,
             request,
             timeout or CONF.magnum_capi.call_timeout,
             convert.metadata(context, cluster),
+            crosses_api=crosses_api,
         )
 
     @staticmethod
@@ -157,6 +183,7 @@ class Driver(driver.Driver):
             ),
             context,
             cluster,
+            crosses_api=True,  # a synchronous RPC: magnum-api shows the error
         )
         # The conductor records neither the new template nor the images;
         # the driver does. It saves the cluster and nodegroup (status only)
@@ -269,18 +296,37 @@ class Driver(driver.Driver):
         return monitor.Monitor(context, cluster)
 
     def rotate_ca_certificate(self, context, cluster):
-        # The conductor has just generated the new CA material and set the
-        # new references on this (not yet saved) object.
-        self._call(
-            "RotateCACertificate",
-            driver_pb2.RotateCACertificateRequest(
-                context=convert.request_context(context),
-                spec=convert.spec(cluster),
-                certificates=certificates.authorities(cluster, context),
-            ),
-            context,
-            cluster,
-        )
+        """The conductor has just generated new CA material and set the new
+        references on this (not yet saved) object; it saves the object
+        whether this succeeds or raises, and no Magnum release (15 to 23)
+        deletes the certificates it replaced. So the driver does: once the
+        sidecar has the new CAs, the old ones are deleted (Magnum 15 left
+        four x509keypair rows per rotation behind); if the sidecar refused,
+        the object gets its old references back and the new certificates
+        are deleted, so that Magnum keeps handing out (`coe cluster
+        config`) certificates of the CA the running cluster trusts."""
+        old = certificates.stored_references(context, cluster)
+        new = certificates.references(cluster)
+        replaced = {n: old[n] for n in old if old[n] and old[n] != new[n]}
+        unused = {n: new[n] for n in new if new[n] and new[n] != old[n]}
+        try:
+            self._call(
+                "RotateCACertificate",
+                driver_pb2.RotateCACertificateRequest(
+                    context=convert.request_context(context),
+                    spec=convert.spec(cluster),
+                    certificates=certificates.authorities(cluster, context),
+                ),
+                context,
+                cluster,
+                crosses_api=True,
+            )
+        except Exception:
+            for name, ref in old.items():
+                setattr(cluster, name, ref)
+            certificates.delete(context, cluster, unused)
+            raise
+        certificates.delete(context, cluster, replaced)
 
     def rotate_credential(self, context, cluster):
         """Magnum >= 21 (PATCH /v1/credentials/{cluster}); callable on any
@@ -293,6 +339,7 @@ class Driver(driver.Driver):
             ),
             context,
             cluster,
+            crosses_api=True,
         )
 
     # -- validation (Magnum >= 20 calls these in magnum-api) ----------------
@@ -311,6 +358,17 @@ class Driver(driver.Driver):
         # Cluster API's KubeadmControlPlane scales in place, one machine at
         # a time; only the size must keep an etcd majority.
         self.validate_master_size(node_count)
+
+    # -- magnum-driver-manage ----------------------------------------------
+
+    def get_template_definition(self):
+        """`magnum-driver-manage list-drivers` asks every installed driver
+        for its Heat template definition and prints its template_path; one
+        driver without it fails the whole listing. There is no Heat
+        template: the path says what builds clusters instead."""
+        return _TemplateDefinition(
+            "openstack-cluster Helm chart, rendered by the magnum-capi "
+            "sidecar at %s" % CONF.magnum_capi.sidecar_address)
 
     # -- not applicable ------------------------------------------------------
 

@@ -19,35 +19,65 @@ from magnum.common import exception
 from magnum_capi._grpc import grpc
 
 
+# What magnum-api shows for an exception of a synchronous call: its
+# ParsableErrorMiddleware makes the error's title faultstring.split('.', 1)[0]
+# and the openstack CLI prints only the title, so "upgrading Kubernetes from
+# v1.33.2 to v1.35.0 ..." reached the user as "upgrading Kubernetes from v1".
+# In such messages every full stop is written as U+2024 ONE DOT LEADER, which
+# reads the same.
+_DOT_LEADER = "\u2024"
+
+
+def survive_first_sentence_cut(message):
+    """The message with no '.' for magnum-api to cut it at (and no
+    trailing one: the title is everything before the first)."""
+    return message.rstrip(".").replace(".", _DOT_LEADER)
+
+
 def _literal(message):
     # MagnumException %-formats its message with its kwargs; a literal '%'
     # in the sidecar's text (e.g. "maxUnhealthy 100%") must survive that.
     return message.replace("%", "%%")
 
 
-def from_rpc_error(err, method, address, timeout, attempts=1):
+# What a user can do when the sidecar cannot be reached or does not answer.
+_RETRY_LATER = "retry later, and tell the cloud operator if it persists"
+
+
+def answered_by_sidecar(err):
+    """Whether the sidecar sent this status (gRPC core says "Error received
+    from peer"), rather than the shim failing to reach it."""
+    debug = getattr(err, "debug_error_string", None)
+    return bool(debug) and "Error received from peer" in (debug() or "")
+
+
+def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False):
+    """The Magnum exception for a failed call. Its message reaches tenants
+    (status_reason, the CLI's error): it names what failed and what to do,
+    never the sidecar's address or gRPC's transport detail (the caller logs
+    those for the operator). crosses_api: the call is a synchronous Magnum
+    RPC (upgrade, CA and credential rotation) whose exception magnum-api
+    shows to the user (survive_first_sentence_cut)."""
     code = err.code()
     details = err.details() or ""
+    shown = survive_first_sentence_cut if crosses_api else (lambda m: m)
+    tries = "%s, %d attempt%s" % (method, attempts, "" if attempts == 1 else "s")
     if code == grpc.StatusCode.INVALID_ARGUMENT:
-        return exception.InvalidParameterValue(err=details)
+        return exception.InvalidParameterValue(err=shown(details))
     if code == grpc.StatusCode.FAILED_PRECONDITION:
-        return exception.NotSupported(message=_literal(details))
-    if code == grpc.StatusCode.UNAVAILABLE:
-        return exception.MagnumException(
-            message=_literal(
-                "The magnum-capi sidecar at %s is unavailable (%s, %d "
-                "attempt%s): %s"
-                % (address, method, attempts, "" if attempts == 1 else "s",
-                   details)
-            )
-        )
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return exception.MagnumException(
-            message=_literal(
-                "The magnum-capi sidecar at %s did not answer %s within %.0fs"
-                % (address, method, timeout)
-            )
-        )
-    return exception.MagnumException(
-        message=_literal("%s failed: %s" % (method, details))
-    )
+        message = details
+    elif code == grpc.StatusCode.UNAVAILABLE and answered_by_sidecar(err):
+        # A dependency of the sidecar is down; its message names it.
+        message = "%s (%s)" % (details, tries)
+    elif code == grpc.StatusCode.UNAVAILABLE:
+        message = ("The magnum-capi sidecar is unavailable (%s): %s"
+                   % (tries, _RETRY_LATER))
+    elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        message = ("The magnum-capi sidecar did not answer %s within %.0fs: %s"
+                   % (method, timeout, _RETRY_LATER))
+    else:
+        message = "%s failed: %s" % (method, details)
+    message = _literal(shown(message))
+    if code == grpc.StatusCode.FAILED_PRECONDITION:
+        return exception.NotSupported(message=message)
+    return exception.MagnumException(message=message)

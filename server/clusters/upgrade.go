@@ -53,15 +53,19 @@ func checkUpgrade(current, target string) error {
 	if err1 != nil || err2 != nil {
 		return nil
 	}
+	// Both versions as Kubernetes writes them (the cluster's has a "v", an
+	// image's kube_version may not).
 	switch {
 	case compare(tgt, cur) < 0:
-		return preconditionf("downgrading Kubernetes from %s to %s is not supported", current, target)
+		return preconditionf("downgrading Kubernetes from %s to %s is not supported", kubeVersion(cur), kubeVersion(tgt))
 	case tgt[0] != cur[0] || tgt[1] > cur[1]+1:
-		return preconditionf("upgrading Kubernetes from %s to %s skips a minor version; upgrade to %d.%d first",
-			current, target, cur[0], cur[1]+1)
+		return preconditionf("upgrading Kubernetes from %s to %s skips a minor version; upgrade to v%d.%d first",
+			kubeVersion(cur), kubeVersion(tgt), cur[0], cur[1]+1)
 	}
 	return nil
 }
+
+func kubeVersion(v [3]int) string { return fmt.Sprintf("v%d.%d.%d", v[0], v[1], v[2]) }
 
 func parseKubeVersion(v string) ([3]int, error) {
 	var out [3]int

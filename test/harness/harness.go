@@ -26,6 +26,11 @@ type Options struct {
 	Dir string
 	// Out receives kube-apiserver's and etcd's output; nil discards it.
 	Out io.Writer
+	// TrusteeDomain creates Magnum's trustee domain ("magnum") and its
+	// domain admin in Keystone, for Magnum 15-22's trust_manager (Info's
+	// TrusteeDomain). Off for stacks that create them as an operator would
+	// (test/magnum runs the operator guide's commands).
+	TrusteeDomain bool
 	// SecondManagementCluster starts another management cluster (its own
 	// kube-apiserver and etcd, CRDs and controllers), which SidecarConfig
 	// lists as SecondManagementClusterName after "default".
@@ -92,7 +97,7 @@ func Start(ctx context.Context, opts Options) (_ *Harness, err error) {
 	if h.Keystone, err = keystone.Start(context.WithoutCancel(ctx), keystone.Options{Dir: filepath.Join(h.Info.Dir, "keystone")}); err != nil {
 		return nil, fmt.Errorf("starting Keystone: %w", err)
 	}
-	if err = h.populate(ctx); err != nil {
+	if err = h.populate(ctx, opts); err != nil {
 		return nil, err
 	}
 	return h, nil

@@ -11,7 +11,7 @@ import (
 // The OpenStack world every test starts from: a project with a member user,
 // the sidecar's service identity, Kubernetes images one minor version
 // apart, flavors, an external network and volume types.
-func (h *Harness) populate(ctx context.Context) error {
+func (h *Harness) populate(ctx context.Context, opts Options) error {
 	k := h.Keystone
 	if err := k.RegisterEndpoints(ctx, h.OpenStack.Endpoints()); err != nil {
 		return err
@@ -32,6 +32,15 @@ func (h *Harness) populate(ctx context.Context) error {
 	cloudsFile := filepath.Join(h.Info.Dir, "service-clouds.yaml")
 	if err := k.WriteCloudsYAML(cloudsFile, ServiceCloud, magnum); err != nil {
 		return err
+	}
+
+	var trustee *keystone.DomainAdmin
+	if opts.TrusteeDomain {
+		admin, err := k.CreateDomainAdmin(ctx, "magnum", "magnum_domain_admin")
+		if err != nil {
+			return err
+		}
+		trustee = &admin
 	}
 
 	images := map[string]string{}
@@ -72,6 +81,7 @@ func (h *Harness) populate(ctx context.Context) error {
 		ImageWithoutVersion: plain.ID,
 		ExternalNetworkID:   public.ID,
 		SimulatorRules:      "capisim-system/capisim",
+		TrusteeDomain:       trustee,
 	}
 	return nil
 }
@@ -113,6 +123,9 @@ type Info struct {
 	ImageWithoutVersion string            `json:"image_without_kube_version"`
 	ExternalNetworkID   string            `json:"external_network_id"`
 	SimulatorRules      string            `json:"simulator_rules_configmap"`
+	// TrusteeDomain is Magnum's trustee domain and its admin, when
+	// Options.TrusteeDomain asked for them.
+	TrusteeDomain *keystone.DomainAdmin `json:"trustee_domain,omitempty"`
 }
 
 func (h *Harness) secondKubeconfig() string {

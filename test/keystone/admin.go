@@ -10,6 +10,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
@@ -167,4 +168,35 @@ func (k *Keystone) WriteCloudsYAML(path, cloud string, u User) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o600)
+}
+
+// DomainAdmin is a user with the admin role on a domain of its own, as
+// Magnum's trustee domain and its domain admin ([trust] trustee_domain_*).
+type DomainAdmin struct {
+	Domain   string `json:"domain"`
+	DomainID string `json:"domain_id"`
+	User     string `json:"user"`
+	Password string `json:"password"`
+}
+
+// CreateDomainAdmin creates a domain and a user in it with the admin role
+// on it.
+func (k *Keystone) CreateDomainAdmin(ctx context.Context, domain, user string) (DomainAdmin, error) {
+	d, err := domains.Create(ctx, k.admin, domains.CreateOpts{Name: domain, Enabled: gophercloud.Enabled}).Extract()
+	if err != nil {
+		return DomainAdmin{}, fmt.Errorf("keystone: create domain %s: %w", domain, err)
+	}
+	password := rand.Text()
+	u, err := users.Create(ctx, k.admin, users.CreateOpts{Name: user, DomainID: d.ID, Password: password}).Extract()
+	if err != nil {
+		return DomainAdmin{}, fmt.Errorf("keystone: create user %s in %s: %w", user, domain, err)
+	}
+	roleID, err := k.roleID(ctx, "admin")
+	if err != nil {
+		return DomainAdmin{}, err
+	}
+	if err := roles.Assign(ctx, k.admin, roleID, roles.AssignOpts{UserID: u.ID, DomainID: d.ID}).ExtractErr(); err != nil {
+		return DomainAdmin{}, fmt.Errorf("keystone: assign admin to %s on domain %s: %w", user, domain, err)
+	}
+	return DomainAdmin{Domain: domain, DomainID: d.ID, User: user, Password: password}, nil
 }

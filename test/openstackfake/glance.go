@@ -25,6 +25,12 @@ func (s *Server) AddImage(img Image) Image {
 
 func (s *Server) routeGlance(mux *http.ServeMux) {
 	mux.HandleFunc("GET /image/{$}", s.glanceVersions)
+	mux.HandleFunc("GET /image", s.glanceVersions)
+	// glanceclient builds its image model from the schema; without it
+	// every image property (os_distro, ...) reads as unset.
+	mux.HandleFunc("GET /image/v2/schemas/image", func(w http.ResponseWriter, r *http.Request) {
+		writeBody(w, http.StatusOK, "application/json", fixture("glance-schema-image.json", nil))
+	})
 	mux.HandleFunc("GET /image/v2/images", s.listImages)
 	mux.HandleFunc("GET /image/v2/images/{id}", s.showImage)
 }

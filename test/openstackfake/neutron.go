@@ -34,9 +34,14 @@ func (s *Server) AddSubnet(sn Subnet) Subnet {
 }
 
 func (s *Server) routeNeutron(mux *http.ServeMux) {
-	mux.HandleFunc("GET /networking/{$}", func(w http.ResponseWriter, r *http.Request) {
+	// Neutron's root answers with or without the slash (openstacksdk asks
+	// without it, and falls back to the catalog URL unversioned when it
+	// cannot read the versions).
+	versions := func(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, http.StatusOK, "application/json", fixture("neutron-versions.json", map[string]string{"base": s.URL + "/networking"}))
-	})
+	}
+	mux.HandleFunc("GET /networking/{$}", versions)
+	mux.HandleFunc("GET /networking", versions)
 	mux.HandleFunc("GET /networking/v2.0/networks", s.neutronList("networks", s.renderNetworks))
 	mux.HandleFunc("GET /networking/v2.0/networks/{id}", s.neutronShow("network", s.renderNetworks))
 	mux.HandleFunc("GET /networking/v2.0/subnets", s.neutronList("subnets", s.renderSubnets))

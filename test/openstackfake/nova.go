@@ -18,6 +18,25 @@ func (s *Server) AddFlavor(f Flavor) Flavor {
 func (s *Server) routeNova(mux *http.ServeMux) {
 	mux.HandleFunc("GET /compute/v2.1/flavors/detail", s.listFlavors)
 	mux.HandleFunc("GET /compute/v2.1/flavors/{id}", s.showFlavor)
+	mux.HandleFunc("GET /compute/v2.1/flavors/{id}/os-extra_specs", s.flavorExtraSpecs)
+	// The version document novaclient and openstacksdk read first.
+	version := func(w http.ResponseWriter, r *http.Request) {
+		writeBody(w, http.StatusOK, "application/json", fixture("nova-version-v2.1.json", map[string]string{"base": s.URL + "/compute/v2.1"}))
+	}
+	mux.HandleFunc("GET /compute/v2.1", version)
+	mux.HandleFunc("GET /compute/v2.1/{$}", version)
+}
+
+// flavorExtraSpecs: the fake's flavors have none.
+func (s *Server) flavorExtraSpecs(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	for _, m := range s.renderFlavors(tokenFrom(r)) {
+		if m["id"] == id {
+			writeBody(w, http.StatusOK, "application/json", fixture("nova-flavor-extra-specs.json", nil))
+			return
+		}
+	}
+	writeNotFound(w, ComputeService, "flavor", id)
 }
 
 func (s *Server) listFlavors(w http.ResponseWriter, r *http.Request) {

@@ -16,16 +16,18 @@ type Server struct {
 
 	srv *httptest.Server
 
-	mu          sync.Mutex
-	images      []Image
-	networks    []Network
-	subnets     []Subnet
-	volumeTypes []VolumeType
-	flavors     []Flavor
-	tokens      map[string]Token
-	keystone    *keystoneValidator
-	failures    map[Service]*Failure
-	requests    []Request
+	mu            sync.Mutex
+	images        []Image
+	networks      []Network
+	subnets       []Subnet
+	volumeTypes   []VolumeType
+	flavors       []Flavor
+	keypairs      []Keypair
+	nextKeypairID int
+	tokens        map[string]Token
+	keystone      *keystoneValidator
+	failures      map[Service]*Failure
+	requests      []Request
 }
 
 // New starts a fake; Close stops it.
@@ -37,6 +39,21 @@ func New() *Server {
 	s.routeNeutron(mux)
 	s.routeCinder(mux)
 	s.routeNova(mux)
+	s.routeKeypairs(mux)
+	// A request no route answers: what a real service would answer is
+	// unknown, so it is recorded (Unrouted) for tests to fail on, and
+	// answered 404 as an unknown URL of the service would be.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		for i := len(s.requests) - 1; i >= 0; i-- {
+			if s.requests[i].Method == r.Method && s.requests[i].Path == r.URL.RequestURI() {
+				s.requests[i].Unrouted = true
+				break
+			}
+		}
+		s.mu.Unlock()
+		writeNotFound(w, serviceOf(r.URL.Path), "resource", r.URL.Path)
+	})
 	s.srv = httptest.NewServer(s.middleware(mux))
 	s.URL = s.srv.URL
 	return s
@@ -131,6 +148,20 @@ func (s *Server) RequestLog() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// Unrouted are the requests no route of the fake answered: something a
+// client called that the fake does not know.
+func (s *Server) Unrouted() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Request
+	for _, r := range s.requests {
+		if r.Unrouted {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // ResetRequests forgets the requests received so far.
 func (s *Server) ResetRequests() {
 	s.mu.Lock()
@@ -210,7 +241,7 @@ func (s *Server) takeFailure(svc Service) *Failure {
 
 func isVersionDocument(path string) bool {
 	switch path {
-	case "/image/", "/networking/", "/identity/v3", "/identity/v3/":
+	case "/image", "/image/", "/networking", "/networking/", "/identity/v3", "/identity/v3/", "/compute/v2.1", "/compute/v2.1/":
 		return true
 	}
 	return false

@@ -103,4 +103,6 @@ type Request struct {
 	Service Service
 	Method  string
 	Path    string // with the query string
+	// Unrouted: no route of the fake answered it.
+	Unrouted bool
 }

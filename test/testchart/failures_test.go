@@ -128,3 +128,25 @@ func TestRenderWithoutOptionalObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderRefusesGoIntegersLikeRealChart: the real chart compares machine
+// counts with a float literal (`lt $machineCountMin 0.0`), and Go templates
+// refuse to compare an int with a float64. A values file always gives
+// float64, but the Helm SDK passes Go values as they are, so a driver that
+// sent Go ints failed with the real chart and not with this one (found by
+// running Magnum's real services against the real chart 0.27.0).
+func TestRenderRefusesGoIntegersLikeRealChart(t *testing.T) {
+	values := parseValues(t, minimalValues)
+	values["nodeGroups"] = []any{map[string]any{
+		"name": "workers", "machineFlavor": "m1.large", "autoscale": true, "machineCountMin": 1, "machineCountMax": 4,
+	}}
+	_, err := renderFresh(t, "demo", values)
+	if err == nil || !strings.Contains(err.Error(), "incompatible types for comparison") {
+		t.Fatalf("render with Go int machine counts: %v; want the real chart's \"incompatible types for comparison\"", err)
+	}
+	values["nodeGroups"].([]any)[0].(map[string]any)["machineCountMin"] = 1.0
+	values["nodeGroups"].([]any)[0].(map[string]any)["machineCountMax"] = 4.0
+	if _, err := renderFresh(t, "demo", values); err != nil {
+		t.Fatalf("render with float64 machine counts (what a values file gives): %v", err)
+	}
+}

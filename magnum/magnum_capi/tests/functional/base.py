@@ -11,7 +11,6 @@ import json
 import re
 import time
 import uuid
-from unittest import mock
 
 from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import v3
@@ -23,6 +22,7 @@ from magnum.objects import fields
 from magnum.service import periodic
 from magnum.tests.unit.db import base as db_base
 from oslo_service import loopingcall
+import yaml
 
 from magnum_capi import client
 from magnum_capi import conf  # noqa: F401 - registers [magnum_capi]
@@ -40,15 +40,19 @@ class FunctionalTestCase(db_base.DbTestCase):
         self.config(call_timeout=45.0, group="magnum_capi")
         self.config(cert_manager_type="x509keypair", group="certificates")
         client.reset()
-        # Magnum <= 22 creates a Keystone trustee for every cluster; CAPI
-        # drivers never use it, and the test Keystone has no trustee domain.
-        for target in (
-            "magnum.conductor.handlers.common.trust_manager.create_trustee_and_trust",
-            "magnum.conductor.handlers.common.trust_manager.delete_trustee_and_trust",
-        ):
-            patcher = mock.patch(target)
-            patcher.start()
-            self.addCleanup(patcher.stop)
+        # Magnum <= 22 creates a Keystone trustee and a trust for every
+        # cluster (the driver uses neither): Magnum's own trust_manager runs,
+        # against the trustee domain the test stack made as an operator
+        # would, and the shim deletes both on Magnum 15-17 (cleanup.py).
+        # Magnum's own test base replaces the trustee domain's id with a
+        # made-up one; ask the real Keystone instead.
+        self.stop_global("magnum.common.keystone.KeystoneClientV3.trustee_domain_id")
+        trustee = self.info["trustee_domain"]
+        self.config(trustee_domain_name=trustee["domain"],
+                    trustee_domain_admin_name=trustee["user"],
+                    trustee_domain_admin_password=trustee["password"],
+                    group="trust")
+        self.config(www_authenticate_uri=self.info["auth_url"], group="keystone_authtoken")
         self.user_context = self._user_context()
         self.admin_context = magnum_context.make_admin_context(all_tenants=True)
 
@@ -61,11 +65,27 @@ class FunctionalTestCase(db_base.DbTestCase):
         )
         sess = ks_session.Session(auth=auth)
         self.keystone = sess
+        # As keystonemiddleware gives it to magnum-api: the token's roles
+        # (Magnum's trust delegates them to the trustee).
         return magnum_context.RequestContext(
             auth_token=sess.get_token(), auth_url=self.info["auth_url"],
             user_id=sess.get_user_id(), project_id=sess.get_project_id(),
+            roles=sess.auth.get_access(sess).role_names,
             is_admin=False, request_id="req-" + str(uuid.uuid4()),
         )
+
+    def service_session(self):
+        """A Keystone session as the stack's service identity (admin on
+        project service, as Magnum's own service user)."""
+        with open(self.info["service_clouds_file"]) as f:
+            cloud = yaml.safe_load(f)["clouds"][self.info["service_cloud"]]
+        auth = cloud["auth"]
+        return ks_session.Session(auth=v3.Password(
+            auth_url=auth["auth_url"], username=auth["username"], password=auth["password"],
+            project_name=auth["project_name"],
+            user_domain_id=auth.get("user_domain_id", "default"),
+            project_domain_id=auth.get("project_domain_id", "default"),
+        ))
 
     # -- Magnum objects -------------------------------------------------
 

@@ -41,6 +41,10 @@ class LifecycleTest(base.FunctionalTestCase):
         self.assertEqual(1, cluster.master_count)
         self.assertEqual(2, cluster.node_count)
         self.assertTrue(any(s[0] == fields.ClusterStatus.CREATE_IN_PROGRESS for s in seen))
+        # Magnum 15's conductor made a real trustee and trust in Keystone.
+        trust_id, trustee_id = cluster.trust_id, cluster.trustee_user_id
+        self.assertTrue(trust_id and trustee_id)
+        self.assertEqual(200, self._identity_get("/OS-TRUST/trusts/" + trust_id))
 
         self.conductor().cluster_delete(self.user_context, cluster.uuid)
         cluster_after = self.reload(cluster)
@@ -50,3 +54,12 @@ class LifecycleTest(base.FunctionalTestCase):
         self.assertRaises(exception.ClusterNotFound,
                           objects.Cluster.get_by_uuid, self.admin_context, cluster.uuid)
         self.assertEqual([], objects.NodeGroup.list(self.admin_context, cluster.uuid))
+        # ... and the shim removed them with the cluster (Magnum 15-17 do not).
+        self.assertEqual(404, self._identity_get("/OS-TRUST/trusts/" + trust_id))
+        self.assertEqual(404, self._identity_get("/users/" + trustee_id, self.service_session()))
+
+    def _identity_get(self, path, session=None):
+        """Status of a Keystone GET, as the user by default (a trust is
+        readable by its trustor; users only by an admin)."""
+        session = session or self.keystone
+        return session.get(self.info["auth_url"] + path, raise_exc=False).status_code

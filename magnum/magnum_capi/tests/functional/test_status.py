@@ -30,8 +30,8 @@ class StatusRaceTest(base.FunctionalTestCase):
         answers = []
         real_call = client.call
 
-        def call_then_resize(method, request, timeout, metadata=()):
-            resp = real_call(method, request, timeout, metadata)
+        def call_then_resize(method, request, timeout, metadata=(), **kw):
+            resp = real_call(method, request, timeout, metadata, **kw)
             if method == "GetClusterStatus" and not answers:
                 answers.append(resp.status)
                 self.conductor().cluster_resize(

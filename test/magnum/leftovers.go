@@ -1,0 +1,123 @@
+package magnum
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Namespace is the management-cluster namespace of the lane's project.
+func (l *Lane) Namespace() string { return "magnum-" + strings.ReplaceAll(l.Project.ID, "-", "") }
+
+// leftoverKinds are the Cluster API and addon objects a cluster's chart
+// makes (besides Secrets).
+var leftoverKinds = []schema.GroupVersionKind{
+	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "ClusterList"},
+	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineList"},
+	{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Kind: "OpenStackClusterList"},
+	{Group: "addons.stackhpc.com", Version: "v1alpha1", Kind: "HelmReleaseList"},
+}
+
+// Leftovers lists what the lane's deleted clusters left behind: objects in
+// the project's management-cluster namespace (Helm release Secrets, the
+// driver's Secrets, Cluster API objects), application credentials of the
+// lane's user, trusts it made and trustee users of the clusters (Magnum 15
+// to 22), and certificates in Magnum's x509keypair table. Empty means
+// nothing was lost or leaked.
+func (l *Lane) Leftovers(ctx context.Context, clusterUUIDs []string) ([]string, error) {
+	var left []string
+	ns := l.Namespace()
+	c := l.Cloud.H.Env.Client
+	var secrets corev1.SecretList
+	if err := c.List(ctx, &secrets, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	for _, s := range secrets.Items {
+		left = append(left, "Secret "+ns+"/"+s.Name)
+	}
+	for _, gvk := range leftoverKinds {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk)
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return nil, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+		}
+		for _, o := range list.Items {
+			left = append(left, strings.TrimSuffix(gvk.Kind, "List")+" "+ns+"/"+o.GetName())
+		}
+	}
+
+	var creds struct {
+		Credentials []struct{ Name string } `json:"application_credentials"`
+	}
+	if err := l.Cloud.keystoneGet(ctx, "users/"+l.User.ID+"/application_credentials", &creds); err != nil {
+		return nil, err
+	}
+	for _, cr := range creds.Credentials {
+		left = append(left, "application credential "+cr.Name)
+	}
+	var trusts struct {
+		Trusts []struct{ ID string } `json:"trusts"`
+	}
+	if err := l.Cloud.keystoneGet(ctx, "OS-TRUST/trusts?trustor_user_id="+l.User.ID, &trusts); err != nil {
+		return nil, err
+	}
+	for _, tr := range trusts.Trusts {
+		left = append(left, "trust "+tr.ID)
+	}
+	domain, err := l.Cloud.trusteeDomainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var users struct {
+		Users []struct{ Name string } `json:"users"`
+	}
+	if err := l.Cloud.keystoneGet(ctx, "users?domain_id="+domain, &users); err != nil {
+		return nil, err
+	}
+	for _, u := range users.Users {
+		for _, id := range clusterUUIDs {
+			if strings.HasPrefix(u.Name, id) {
+				left = append(left, "trustee user "+u.Name)
+			}
+		}
+	}
+
+	rows, err := l.SQL(ctx, "SELECT COUNT(*) FROM x509keypair")
+	if err != nil {
+		return nil, err
+	}
+	if rows != "0" {
+		left = append(left, rows+" x509keypair rows")
+	}
+	return left, nil
+}
+
+// keystoneGet reads an identity API path (relative to /v3) as Keystone's
+// admin.
+func (c *Cloud) keystoneGet(ctx context.Context, path string, out any) error {
+	admin := c.H.Keystone.Admin()
+	if _, err := admin.Get(ctx, admin.ServiceURL()+path, out, nil); err != nil {
+		return fmt.Errorf("keystone GET %s: %w", path, err)
+	}
+	return nil
+}
+
+// trusteeDomainID is the id of the domain the guide's keystone-magnum
+// block created.
+func (c *Cloud) trusteeDomainID(ctx context.Context) (string, error) {
+	var domains struct {
+		Domains []struct{ ID string } `json:"domains"`
+	}
+	if err := c.keystoneGet(ctx, "domains?name=magnum", &domains); err != nil {
+		return "", err
+	}
+	if len(domains.Domains) != 1 {
+		return "", fmt.Errorf("keystone: %d domains named magnum", len(domains.Domains))
+	}
+	return domains.Domains[0].ID, nil
+}
