@@ -271,8 +271,12 @@ func statusFailedMachine(t *testing.T) {
 	}
 	startDelete(t, c)
 	started = time.Now()
-	c.waitUntil(t, "only the infrastructure left", 3*time.Minute, func(s *pb.ClusterStatus) bool {
-		return strings.HasPrefix(s.GetStatusReason(), "waiting for deletion of: OpenStackCluster ")
+	// The test bed's provider writes Neutron's refusal onto the
+	// OpenStackCluster a moment after the rest is gone: wait for both (the
+	// first poll that shows only the OpenStackCluster may precede it).
+	c.waitUntil(t, "only the infrastructure left, and why", 3*time.Minute, func(s *pb.ClusterStatus) bool {
+		return strings.HasPrefix(s.GetStatusReason(), "waiting for deletion of: OpenStackCluster ") &&
+			strings.Contains(s.GetStatusReason(), "NetworkInUse")
 	})
 	st = checkpoint(t, c, "delete-stuck", started, "D-05", "D-06", "N-08")
 	if !strings.Contains(st.GetStatusReason(), "NetworkInUse") || !strings.Contains(st.GetStatusReason(), "(finalizers: ") {

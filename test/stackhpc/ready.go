@@ -14,7 +14,8 @@ import (
 
 // WaitReady waits until the installed cluster is what the StackHPC driver
 // would have reported CREATE_COMPLETE (and then some): its Cluster is
-// Available, it has want Running Machines, and every addon is Deployed.
+// Available, it has want Running Machines, its MachineDeployments count
+// them ready, and every addon is Deployed.
 func WaitReady(ctx context.Context, kubeconfig, ns, stackID string, want int) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -74,6 +75,20 @@ func notReady(ctx context.Context, kc client.Client, ns, stackID string, want in
 	}
 	if running != want || len(machines) != want {
 		return fmt.Sprintf("%d Running Machines of %d (want %d)", running, len(machines), want), nil
+	}
+	// What health reads: each MachineDeployment's readyReplicas, which the
+	// controllers aggregate from the machines a moment after they run.
+	mds, err := list(ctx, kc, schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta2", Kind: "MachineDeployment"}, ns,
+		map[string]string{"cluster.x-k8s.io/cluster-name": stackID})
+	if err != nil {
+		return "MachineDeployments", err
+	}
+	for _, md := range mds {
+		desired, _, _ := unstructured.NestedInt64(md.Object, "spec", "replicas")
+		ready, _, _ := unstructured.NestedInt64(md.Object, "status", "readyReplicas")
+		if ready != desired {
+			return fmt.Sprintf("MachineDeployment %s: %d of %d ready", md.GetName(), ready, desired), nil
+		}
 	}
 	for _, kind := range []string{"HelmRelease", "Manifests"} {
 		addons, err := list(ctx, kc, schema.GroupVersionKind{Group: "addons.stackhpc.com", Version: "v1alpha1", Kind: kind}, ns,
