@@ -234,7 +234,7 @@ class FailuresTest(base.FunctionalTestCase):
         self.assertTrue(failed.status_reason.startswith("timed out after 20s waiting for: control plane: "),
                         failed.status_reason)
         self.assertIn("upgrading from v1.33.2 to v1.34.1", failed.status_reason)
-        self.assertIn("Instance is building", failed.status_reason)
+        self.assertIn("its OpenStack server is building", failed.status_reason)
         self.assertIn("node group default-worker: ", failed.status_reason)
         groups = self.groups(failed)
         self.assertEqual(S.UPDATE_FAILED, groups["master"].status)
@@ -242,7 +242,7 @@ class FailuresTest(base.FunctionalTestCase):
                         groups["master"].status_reason)
         self.assertIn("upgrading from v1.33.2 to v1.34.1", groups["master"].status_reason)
         # The replacement machine CAPO never finished building.
-        self.assertIn("Instance is building", groups["master"].status_reason)
+        self.assertIn("its OpenStack server is building", groups["master"].status_reason)
         self.assertEqual(S.UPDATE_FAILED, groups["worker"].status)
         self.assertTrue(groups["worker"].status_reason.startswith("timed out after 20s waiting for: "),
                         groups["worker"].status_reason)
@@ -264,9 +264,11 @@ class FailuresTest(base.FunctionalTestCase):
         self.assertIn(S.DELETE_IN_PROGRESS, [s for s, _ in seen])
 
         failed = self.reload(cluster)
-        want = ("timed out after 20s waiting for deletion of: OpenStackCluster %s (finalizers: "
-                % failed.stack_id)
+        # CAPO's reason (Neutron's answer) first, then the finalizer.
+        want = "timed out after 20s waiting for deletion of: OpenStackCluster %s: " % failed.stack_id
         self.assertTrue(failed.status_reason.startswith(want), failed.status_reason)
+        self.assertIn("NetworkInUse", failed.status_reason)
+        self.assertIn("OpenStackCluster %s (finalizers: " % failed.stack_id, failed.status_reason)
         self.assertIn("Cluster %s (finalizers: " % failed.stack_id, failed.status_reason)
         # Everything but the infrastructure is gone: the node groups are.
         for role, ng in self.groups(failed).items():
