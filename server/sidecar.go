@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"google.golang.org/grpc/health"
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
-	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/clusters"
 	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/server/kube"
@@ -87,6 +87,7 @@ func (s *Sidecar) connect(o options) ([]*clusters.ManagementCluster, error) {
 		if err != nil {
 			return nil, err
 		}
+		rc.QPS, rc.Burst, rc.Timeout = clientLimits(mc)
 		if o.wrapKube != nil {
 			rc.Wrap(o.wrapKube)
 		}
@@ -103,6 +104,23 @@ func (s *Sidecar) connect(o options) ([]*clusters.ManagementCluster, error) {
 		mgmt = append(mgmt, &clusters.ManagementCluster{Name: mc.Name, Kube: kc, Cache: cache})
 	}
 	return mgmt, nil
+}
+
+// clientLimits are the request rate, burst and per-request timeout of the
+// client of management cluster mc: its options, else the defaults. A burst
+// below the rate would cap the rate at the burst.
+func clientLimits(mc config.ManagementCluster) (qps float32, burst int, timeout time.Duration) {
+	qps, burst, timeout = float32(mc.QPS), mc.Burst, mc.RequestTimeout
+	if qps == 0 {
+		qps = config.DefaultQPS
+	}
+	if burst == 0 {
+		burst = max(config.DefaultBurst, int(math.Ceil(float64(qps))))
+	}
+	if timeout == 0 {
+		timeout = config.DefaultRequestTimeout
+	}
+	return qps, burst, timeout
 }
 
 // domain builds the chart source, the Helm and OpenStack adapters and the
@@ -125,9 +143,10 @@ func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service,
 		return nil, err
 	}
 	hostname, _ := os.Hostname()
-	valuesCfg := helmvalues.DefaultConfig()
-	valuesCfg.DefaultChartVersion = cfg.Chart.Version
-	valuesCfg.StrictLabels = cfg.Values.StrictLabels
+	valuesCfg, err := cfg.ValuesConfig()
+	if err != nil {
+		return nil, err
+	}
 	return clusters.New(clusters.Config{
 		NamespacePrefix: cfg.NamespacePrefix,
 		Holder:          fmt.Sprintf("%s-%d-%d", hostname, os.Getpid(), time.Now().UnixNano()%1e6),

@@ -33,6 +33,7 @@ func (c Config) Validate() error {
 	c.validateManagementClusters(p.bad)
 	c.validateChart(p.bad)
 	c.validateDurations(p.bad)
+	c.validateValues(p.bad)
 	return errors.Join(p...)
 }
 
@@ -103,6 +104,7 @@ func (c Config) validateManagementClusters(bad func(option, value, problem strin
 			bad(opt+".name", mc.Name, "names must be unique")
 		}
 		names[mc.Name] = true
+		mc.validateClient(opt, bad)
 		if mc.Kubeconfig == "" {
 			bad(opt+".kubeconfig", "", "the path of a kubeconfig file is required")
 		} else if _, err := os.Stat(mc.Kubeconfig); err != nil {
@@ -111,6 +113,20 @@ func (c Config) validateManagementClusters(bad func(option, value, problem strin
 	}
 	if c.DefaultManagementCluster != "" && !names[c.DefaultManagementCluster] {
 		bad("defaultManagementCluster", c.DefaultManagementCluster, "is not the name of a configured management cluster")
+	}
+}
+
+// validateClient checks the client limits of one management cluster
+// (option opt): zero means the default, anything else must be positive.
+func (mc ManagementCluster) validateClient(opt string, bad func(option, value, problem string)) {
+	if mc.QPS < 0 {
+		bad(opt+".qps", fmt.Sprint(mc.QPS), fmt.Sprintf("expected requests per second above 0 (0: the default, %d)", DefaultQPS))
+	}
+	if mc.Burst < 0 {
+		bad(opt+".burst", fmt.Sprint(mc.Burst), fmt.Sprintf("expected a number of requests above 0 (0: the default, %d)", DefaultBurst))
+	}
+	if mc.RequestTimeout < 0 {
+		bad(opt+".requestTimeout", mc.RequestTimeout.String(), "expected a positive duration such as 30s (0: the default, "+DefaultRequestTimeout.String()+")")
 	}
 }
 
