@@ -99,7 +99,7 @@ func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	f, err := parseRenderFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitInvalid
+		return exitOK
 	}
 	if err != nil {
 		return fail(exitInvalid, err)

@@ -9,13 +9,25 @@ import (
 	"strings"
 )
 
-// OptionError names the option that is wrong and why.
+// OptionError names the option that is wrong and why. serve exits 2 on one
+// (the unit does not restart it: restarting cannot fix the configuration).
 type OptionError struct {
 	Option, Value, Problem string
+	// Err is the cause, when the problem showed while assembling the
+	// sidecar (server.New) rather than in Validate.
+	Err error
 }
 
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("configuration option %s=%q: %s", e.Option, e.Value, e.Problem)
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Problem is an OptionError for a cause found while assembling the sidecar
+// from option (with its value).
+func Problem(option, value string, err error) error {
+	return &OptionError{Option: option, Value: value, Problem: err.Error(), Err: err}
 }
 
 // problems collects what is wrong with a configuration.
