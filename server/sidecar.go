@@ -156,6 +156,7 @@ func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service,
 	openStack, err := openstack.New(openstack.Config{
 		CloudsFile: cfg.OpenStack.CloudsFile, Cloud: cfg.OpenStack.Cloud, AuthURL: cfg.OpenStack.AuthURL,
 		Region: cfg.OpenStack.Region, Interface: cfg.OpenStack.Interface, CAFile: cfg.OpenStack.CAFile, Timeout: cfg.OpenStack.Timeout,
+		MinFlavorRAMMiB: cfg.OpenStack.MinFlavorRAMMiB, MinFlavorVCPUs: cfg.OpenStack.MinFlavorVCPUs,
 	}, s.log)
 	if err != nil {
 		var ce *openstack.ConfigError

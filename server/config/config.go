@@ -106,6 +106,10 @@ type OpenStack struct {
 	CAFile string `mapstructure:"caFile"`
 	// Timeout bounds each OpenStack API request.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// MinFlavorRAMMiB and MinFlavorVCPUs refuse node groups whose flavor
+	// is too small to run a Kubernetes node; 0: no minimum.
+	MinFlavorRAMMiB int `mapstructure:"minFlavorRAMMiB"`
+	MinFlavorVCPUs  int `mapstructure:"minFlavorVCPUs"`
 }
 
 type Timeouts struct {
@@ -177,6 +181,8 @@ func Defaults() map[string]any {
 		"openstack.cloud":                 "magnum",
 		"openstack.interface":             "public",
 		"openstack.timeout":               "30s",
+		"openstack.minFlavorRAMMiB":       0,
+		"openstack.minFlavorVCPUs":        0,
 		"timeouts.update":                 "120m",
 		"timeouts.delete":                 "30m",
 		"timeouts.defaultCreate":          "60m",

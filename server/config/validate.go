@@ -46,6 +46,12 @@ func (c Config) Validate() error {
 	c.validateChart(p.bad)
 	c.validateDurations(p.bad)
 	c.validateValues(p.bad)
+	if c.OpenStack.MinFlavorRAMMiB < 0 {
+		p.bad("openstack.minFlavorRAMMiB", fmt.Sprint(c.OpenStack.MinFlavorRAMMiB), "expected MiB of RAM, 0 or more (0: no minimum)")
+	}
+	if c.OpenStack.MinFlavorVCPUs < 0 {
+		p.bad("openstack.minFlavorVCPUs", fmt.Sprint(c.OpenStack.MinFlavorVCPUs), "expected a number of vCPUs, 0 or more (0: no minimum)")
+	}
 	return errors.Join(p...)
 }
 

@@ -100,6 +100,9 @@ func TestValidate(t *testing.T) {
 			`values.trustedCAs.Bad Name=`, // the kubeconfig is no PEM
 			`values.trustedCAs.site=`,     // unreadable, so empty
 		}},
+		{"flavor minimums", func(c *Config) { c.OpenStack.MinFlavorRAMMiB, c.OpenStack.MinFlavorVCPUs = -1, -2 }, []string{
+			`openstack.minFlavorRAMMiB="-1": expected MiB of RAM, 0 or more`, `openstack.minFlavorVCPUs="-2": expected a number of vCPUs, 0 or more`,
+		}},
 		{"unreadable files", func(c *Config) {
 			c.OpenStack.CloudsFile, c.Chart.CAFile = "/nonexistent/clouds.yaml", "/nonexistent/ca.pem"
 		}, []string{

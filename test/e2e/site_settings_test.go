@@ -125,3 +125,37 @@ func yamlOf(t *testing.T, v any) string {
 	}
 	return string(out)
 }
+
+// TestSiteFlavorMinimums: openstack.minFlavorRAMMiB and minFlavorVCPUs
+// refuse a cluster whose flavors (the recorded Nova's m1.medium) are
+// smaller, with InvalidArgument naming the node group's flavor.
+func TestSiteFlavorMinimums(t *testing.T) {
+	tests := []struct {
+		name      string
+		ram, cpus int
+		want      string
+	}{
+		{"RAM", 1 << 30, 0, "MiB of RAM, at least 1073741824 MiB are needed"},
+		{"vCPUs", 0, 1000, "vCPUs, at least 1000 are needed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := startSidecar(t, harness.SidecarOptions{Name: "flavors-" + tt.name, Configure: func(c *config.Config) {
+				c.OpenStack.MinFlavorRAMMiB, c.OpenStack.MinFlavorVCPUs = tt.ram, tt.cpus
+			}})
+			c := newCluster(t, "small-flavors", "v1.33.2", 1)
+			stackID, err := helmvalues.ReleaseName(c.spec.Cluster.Name, rand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.spec.Cluster.StackId = stackID
+			ctx, cancel := callCtx()
+			defer cancel()
+			_, err = sc.Driver.RenderValues(ctx, &pb.RenderValuesRequest{Context: c.ctx, Spec: c.spec})
+			msg := status.Convert(err).Message()
+			if status.Code(err) != codes.InvalidArgument || !strings.Contains(msg, tt.want) || !strings.Contains(msg, "flavor_id") {
+				t.Errorf("RenderValues: %v; want InvalidArgument naming the flavor and %q", err, tt.want)
+			}
+		})
+	}
+}
