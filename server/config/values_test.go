@@ -93,3 +93,19 @@ func TestLoadValues(t *testing.T) {
 		})
 	}
 }
+
+// TestValuesFromEnvironment: the scalar and list values.* options have
+// environment variables, as docs/configuration.md says (a list is
+// comma-separated).
+func TestValuesFromEnvironment(t *testing.T) {
+	t.Setenv("MAGNUM_CAPI_VALUES_MIRROREDREGISTRIES", "docker.io,quay.io")
+	t.Setenv("MAGNUM_CAPI_VALUES_KEYSTONEAUTHURL", "https://k.example.com/v3")
+	t.Setenv("MAGNUM_CAPI_VALUES_KEEPCHARTREGISTRYMIRRORS", "true")
+	got, err := LoadValues(writeFile(t, minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.MirroredRegistries, []string{"docker.io", "quay.io"}) || got.KeystoneAuthURL != "https://k.example.com/v3" || !got.KeepChartRegistryMirrors {
+		t.Errorf("got %+v", got)
+	}
+}
