@@ -19,7 +19,9 @@ func TestSystemdUnit(t *testing.T) {
 	unit := string(raw)
 	for _, want := range []string{
 		"ExecStart=/usr/local/bin/magnum-capi serve --config /etc/magnum-capi/magnum-capi.yaml",
-		"User=magnum", "RuntimeDirectory=magnum-capi", "CacheDirectory=magnum-capi", "RestartPreventExitStatus=2",
+		"User=magnum", "RuntimeDirectory=magnum-capi",
+		// Started once SERVING, without failing while caches sync.
+		"ExecStartPost=-/usr/local/bin/magnum-capi health --wait 5m", "TimeoutStartSec=6min", "CacheDirectory=magnum-capi", "RestartPreventExitStatus=2",
 	} {
 		if !strings.Contains(unit, want+"\n") {
 			t.Errorf("the unit lacks %q", want)

@@ -45,7 +45,7 @@ func (b *builder) auth() {
 	// context: an admin acting on another project must not rewrite them.
 	url := b.cfg.KeystoneAuthURL
 	if url == "" {
-		b.p.config("config.keystone_auth_url", "", "keystone_auth_enabled is set but the driver has no keystone_auth_url configured")
+		b.p.config("values.keystoneAuthURL", "", "keystone_auth_enabled is set but the sidecar has no values.keystoneAuthURL configured")
 	}
 	project := b.in.Cluster.ProjectID
 	if !projectIDPattern.MatchString(project) {

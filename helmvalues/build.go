@@ -96,7 +96,7 @@ func (b *builder) chartVersion() string {
 		version = b.cfg.DefaultChartVersion
 	}
 	if version == "" {
-		b.p.config("config.default_chart_version", "", "no chart version: set default_chart_version or the template label capi_helm_chart_version")
+		b.p.config("chart.version", "", "no chart version: set chart.version or the template label capi_helm_chart_version")
 		return ""
 	}
 	if v, ok := parseSemver(version); ok && (v.major != 0 || v.minor != 27) {

@@ -76,7 +76,7 @@ func TestBuildErrorsAreTyped(t *testing.T) {
 		`labels.boot_volume_size: invalid value "big"`,
 		`labels.auto_healing_enabled: invalid value "maybe"`,
 		`cluster_template.network_driver: invalid value "weave": expected calico or cilium`,
-		`driver configuration config.label_defaults.monitoring_enabled`,
+		`driver configuration values.labelDefaults.monitoring_enabled`,
 	} {
 		found := false
 		for _, msg := range got {
@@ -225,8 +225,8 @@ func TestBuildTable(t *testing.T) {
 			in.Cluster.Labels = map[string]string{"keystone_auth_enabled": "true"}
 		}, []check{func(t *testing.T, res Result, err error) {
 			var ce *ConfigError
-			if !errors.As(err, &ce) || ce.Field != "config.keystone_auth_url" {
-				t.Errorf("want a ConfigError on keystone_auth_url, got %v", err)
+			if !errors.As(err, &ce) || ce.Field != "values.keystoneAuthURL" {
+				t.Errorf("want a ConfigError on values.keystoneAuthURL, got %v", err)
 			}
 		}}},
 		{"oidc needs a client id", func(in *Input, cfg *Config) {

@@ -10,38 +10,40 @@ import (
 // for and validated against.
 const ChartVersion = "0.27.0"
 
-// Config is the part of the driver configuration that shapes values. The JSON
-// names are those of the sidecar's configuration file.
+// Config is the part of the driver configuration that shapes values. The
+// sidecar reads it from its options chart.version and values.* (server/config
+// converts them); the JSON names, used by this package's test fixtures, are
+// those options' names within values.
 type Config struct {
 	// DefaultChartVersion is used when the template has no
 	// capi_helm_chart_version label.
-	DefaultChartVersion string `json:"default_chart_version,omitempty"`
+	DefaultChartVersion string `json:"defaultChartVersion,omitempty"`
 	// StrictLabels turns unknown labels from warnings into errors.
-	StrictLabels bool `json:"strict_labels,omitempty"`
+	StrictLabels bool `json:"strictLabels,omitempty"`
 	// KeystoneAuthURL is the public Keystone URL given to k8s-keystone-auth
 	// (keystone_auth_enabled). Never the requester's context.
-	KeystoneAuthURL string `json:"keystone_auth_url,omitempty"`
+	KeystoneAuthURL string `json:"keystoneAuthURL,omitempty"`
 	// LabelDefaults are site defaults per label, applied below template and
 	// cluster labels (StackHPC's [capi_helm_cluster_labels]). They are
 	// validated by the same parsers as labels.
-	LabelDefaults map[string]string `json:"label_defaults,omitempty"`
+	LabelDefaults map[string]string `json:"labelDefaults,omitempty"`
 	// CSICinderDefaultVolumeType names the Cinder volume type that backs the
 	// cluster's default StorageClass; empty means the first one Cinder lists.
-	CSICinderDefaultVolumeType string `json:"csi_cinder_default_volume_type,omitempty"`
+	CSICinderDefaultVolumeType string `json:"csiCinderDefaultVolumeType,omitempty"`
 	// RegistryMirrors are site-wide containerd mirrors: registry host → mirror
 	// URLs (each ending in the registry API root, e.g.
 	// https://mirror.example.com/v2/docker.io).
-	RegistryMirrors map[string][]string `json:"registry_mirrors,omitempty"`
+	RegistryMirrors map[string][]string `json:"registryMirrors,omitempty"`
 	// MirroredRegistries are the upstream registries the
 	// container_infra_prefix label mirrors. Empty means DefaultMirroredRegistries.
-	MirroredRegistries []string `json:"mirrored_registries,omitempty"`
+	MirroredRegistries []string `json:"mirroredRegistries,omitempty"`
 	// KeepChartRegistryMirrors leaves the chart's own default mirrors (Azimuth's
 	// quay.io copies) in place when no mirror is configured, instead of
 	// sending registryMirrors: null.
-	KeepChartRegistryMirrors bool `json:"keep_chart_registry_mirrors,omitempty"`
+	KeepChartRegistryMirrors bool `json:"keepChartRegistryMirrors,omitempty"`
 	// TrustedCAs are PEM certificates, by name, added to every node's trust
 	// store (private registries, proxies).
-	TrustedCAs map[string]string `json:"trusted_cas,omitempty"`
+	TrustedCAs map[string]string `json:"trustedCAs,omitempty"`
 }
 
 // DefaultMirroredRegistries are the registries the chart itself mirrors.
@@ -55,61 +57,70 @@ func DefaultConfig() Config {
 	}
 }
 
+// ValidateConfig checks cfg as Build does, so the sidecar can refuse a bad
+// configuration at start instead of at the first request. The error joins
+// one *ConfigError per problem, each naming the sidecar option.
+func ValidateConfig(cfg Config) error {
+	var p problems
+	validateConfig(cfg, &p)
+	return p.err()
+}
+
 // validateConfig checks every configuration value that can reach the values,
 // so a bad configuration fails loudly instead of rendering a broken chart.
 func validateConfig(cfg Config, p *problems) {
 	if cfg.DefaultChartVersion != "" {
 		if _, ok := parseSemver(cfg.DefaultChartVersion); !ok {
-			p.config("config.default_chart_version", cfg.DefaultChartVersion, "expected a semantic version such as "+ChartVersion)
+			p.config("chart.version", cfg.DefaultChartVersion, "expected a semantic version such as "+ChartVersion)
 		}
 	}
 	if cfg.KeystoneAuthURL != "" {
 		if msg := checkURL(cfg.KeystoneAuthURL, []string{"https", "http"}); msg != "" {
-			p.config("config.keystone_auth_url", cfg.KeystoneAuthURL, "expected "+msg)
+			p.config("values.keystoneAuthURL", cfg.KeystoneAuthURL, "expected "+msg)
 		}
 	}
 	if cfg.CSICinderDefaultVolumeType != "" {
 		if msg := checkChartScalar(cfg.CSICinderDefaultVolumeType); msg != "" {
-			p.config("config.csi_cinder_default_volume_type", cfg.CSICinderDefaultVolumeType, "expected "+msg)
+			p.config("values.csiCinderDefaultVolumeType", cfg.CSICinderDefaultVolumeType, "expected "+msg)
 		}
 	}
 	for _, name := range sortedKeys(cfg.LabelDefaults) {
 		spec, ok := labelRegistry[name]
 		switch {
 		case labelAliases[name] != "":
-			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "a deprecated label name; use "+labelAliases[name])
+			p.config("values.labelDefaults."+name, cfg.LabelDefaults[name], "a deprecated label name; use "+labelAliases[name])
 		case !ok:
-			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "not a label this driver reads")
+			p.config("values.labelDefaults."+name, cfg.LabelDefaults[name], "not a label this driver reads")
 		case spec.Scope == scopeTemplate:
-			p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "this label is read from the cluster template only; set default_chart_version instead")
+			p.config("values.labelDefaults."+name, cfg.LabelDefaults[name], "this label is read from the cluster template only; set chart.version instead")
 		default:
 			if _, expected := parseLabelValue(spec, cfg.LabelDefaults[name]); expected != "" {
-				p.config("config.label_defaults."+name, cfg.LabelDefaults[name], "expected "+expected)
+				p.config("values.labelDefaults."+name, cfg.LabelDefaults[name], "expected "+expected)
 			}
 		}
 	}
 	for _, registry := range sortedKeys(cfg.RegistryMirrors) {
 		if msg := checkRegistryHost(registry); msg != "" {
-			p.config("config.registry_mirrors", registry, "expected a registry host: "+msg)
+			p.config("values.registryMirrors", registry, "expected a registry host: "+msg)
 		}
 		for _, mirror := range cfg.RegistryMirrors[registry] {
 			if msg := checkURL(mirror, []string{"https", "http"}); msg != "" {
-				p.config("config.registry_mirrors."+registry, mirror, "expected "+msg)
+				p.config("values.registryMirrors."+registry, mirror, "expected "+msg)
 			}
 		}
 	}
 	for _, registry := range cfg.MirroredRegistries {
 		if msg := checkRegistryHost(registry); msg != "" {
-			p.config("config.mirrored_registries", registry, "expected a registry host: "+msg)
+			p.config("values.mirroredRegistries", registry, "expected a registry host: "+msg)
 		}
 	}
 	for _, name := range sortedKeys(cfg.TrustedCAs) {
 		if !isDNSLabel(name) {
-			p.config("config.trusted_cas", name, "expected a lowercase name of letters, digits and '-' (it becomes a file name)")
+			p.config("values.trustedCAs", name, "expected a lowercase name of letters, digits and '-' (it becomes a file name)")
 		}
 		pem := cfg.TrustedCAs[name]
 		if !strings.Contains(pem, "-----BEGIN CERTIFICATE-----") || hasTemplateDelimiters(pem) || hasControl(strings.NewReplacer("\n", "", "\r", "").Replace(pem)) {
-			p.config("config.trusted_cas."+name, fmt.Sprintf("%d bytes", len(pem)), "expected PEM-encoded certificates")
+			p.config("values.trustedCAs."+name, fmt.Sprintf("%d bytes", len(pem)), "expected PEM-encoded certificates")
 		}
 	}
 }

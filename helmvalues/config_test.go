@@ -13,22 +13,22 @@ func TestValidateConfig(t *testing.T) {
 		field  string // "" means valid
 	}{
 		{"defaults", func(*Config) {}, ""},
-		{"bad chart version", func(c *Config) { c.DefaultChartVersion = "v0.27" }, "config.default_chart_version"},
-		{"keystone url without scheme", func(c *Config) { c.KeystoneAuthURL = "keystone:5000" }, "config.keystone_auth_url"},
-		{"default volume type with template syntax", func(c *Config) { c.CSICinderDefaultVolumeType = "{{x}}" }, "config.csi_cinder_default_volume_type"},
-		{"unknown label default", func(c *Config) { c.LabelDefaults = map[string]string{"nope": "1"} }, "config.label_defaults.nope"},
-		{"alias as label default", func(c *Config) { c.LabelDefaults = map[string]string{"etcd_volume_size": "1"} }, "config.label_defaults.etcd_volume_size"},
-		{"template-only label default", func(c *Config) { c.LabelDefaults = map[string]string{"capi_helm_chart_version": "0.27.0"} }, "config.label_defaults.capi_helm_chart_version"},
-		{"invalid label default", func(c *Config) { c.LabelDefaults = map[string]string{"boot_volume_size": "ten"} }, "config.label_defaults.boot_volume_size"},
-		{"label default with template syntax", func(c *Config) { c.LabelDefaults = map[string]string{"csi_cinder_fstype": "{{ x }}"} }, "config.label_defaults.csi_cinder_fstype"},
+		{"bad chart version", func(c *Config) { c.DefaultChartVersion = "v0.27" }, "chart.version"},
+		{"keystone url without scheme", func(c *Config) { c.KeystoneAuthURL = "keystone:5000" }, "values.keystoneAuthURL"},
+		{"default volume type with template syntax", func(c *Config) { c.CSICinderDefaultVolumeType = "{{x}}" }, "values.csiCinderDefaultVolumeType"},
+		{"unknown label default", func(c *Config) { c.LabelDefaults = map[string]string{"nope": "1"} }, "values.labelDefaults.nope"},
+		{"alias as label default", func(c *Config) { c.LabelDefaults = map[string]string{"etcd_volume_size": "1"} }, "values.labelDefaults.etcd_volume_size"},
+		{"template-only label default", func(c *Config) { c.LabelDefaults = map[string]string{"capi_helm_chart_version": "0.27.0"} }, "values.labelDefaults.capi_helm_chart_version"},
+		{"invalid label default", func(c *Config) { c.LabelDefaults = map[string]string{"boot_volume_size": "ten"} }, "values.labelDefaults.boot_volume_size"},
+		{"label default with template syntax", func(c *Config) { c.LabelDefaults = map[string]string{"csi_cinder_fstype": "{{ x }}"} }, "values.labelDefaults.csi_cinder_fstype"},
 		{"valid label default", func(c *Config) { c.LabelDefaults = map[string]string{"boot_volume_size": "30"} }, ""},
-		{"mirror registry host", func(c *Config) { c.RegistryMirrors = map[string][]string{"Docker.IO": {"https://m.example.com/v2"}} }, "config.registry_mirrors"},
-		{"mirror url with a quote", func(c *Config) { c.RegistryMirrors = map[string][]string{"docker.io": {`https://m.example.com/v2"x`}} }, "config.registry_mirrors.docker.io"},
-		{"mirrored registry", func(c *Config) { c.MirroredRegistries = []string{"docker.io/library"} }, "config.mirrored_registries"},
+		{"mirror registry host", func(c *Config) { c.RegistryMirrors = map[string][]string{"Docker.IO": {"https://m.example.com/v2"}} }, "values.registryMirrors"},
+		{"mirror url with a quote", func(c *Config) { c.RegistryMirrors = map[string][]string{"docker.io": {`https://m.example.com/v2"x`}} }, "values.registryMirrors.docker.io"},
+		{"mirrored registry", func(c *Config) { c.MirroredRegistries = []string{"docker.io/library"} }, "values.mirroredRegistries"},
 		{"trusted CA name", func(c *Config) {
 			c.TrustedCAs = map[string]string{"My CA": "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n"}
-		}, "config.trusted_cas"},
-		{"trusted CA content", func(c *Config) { c.TrustedCAs = map[string]string{"ca": "not a certificate"} }, "config.trusted_cas.ca"},
+		}, "values.trustedCAs"},
+		{"trusted CA content", func(c *Config) { c.TrustedCAs = map[string]string{"ca": "not a certificate"} }, "values.trustedCAs.ca"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,8 +89,8 @@ func TestErrorMessages(t *testing.T) {
 	if got := fe.Error(); got != `labels.boot_volume_size: invalid value "big": expected an integer` {
 		t.Errorf("FieldError = %q", got)
 	}
-	ce := &ConfigError{Field: "config.keystone_auth_url", Problem: "not configured"}
-	if got := ce.Error(); got != "driver configuration config.keystone_auth_url: not configured" {
+	ce := &ConfigError{Field: "values.keystoneAuthURL", Problem: "not configured"}
+	if got := ce.Error(); got != "driver configuration values.keystoneAuthURL: not configured" {
 		t.Errorf("ConfigError = %q", got)
 	}
 	joined := errors.Join(fe, ce)

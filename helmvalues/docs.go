@@ -36,11 +36,11 @@ var fieldDocs = []fieldDoc{
 	{"node group min_node_count, max_node_count", "`nodeGroups[].autoscale`, `machineCountMin`, `machineCountMax`", "With auto_scaling_enabled; see Autoscaling."},
 	{"node group node_labels", "`nodeGroups[].nodeLabels`", "Kubernetes label syntax; labels kubelet may not set on itself (kubernetes.io and k8s.io namespaces other than node.kubernetes.io, kubelet.kubernetes.io and the well-known keys) and `capi.stackhpc.com/` labels are refused."},
 	{"node group node_taints", "`nodeGroups[].kubeadmConfigSpec.joinConfiguration.nodeRegistration.taints`", "Effect NoSchedule, PreferNoSchedule or NoExecute."},
-	{"Cinder volume types of the project", "`addons.openstack.csiCinder.defaultStorageClass`, `additionalStorageClasses`", "One StorageClass per type, named by the sanitized type name; the default is the driver's `csi_cinder_default_volume_type`, else the first type listed. Types whose names are not plain names are skipped with a warning."},
+	{"Cinder volume types of the project", "`addons.openstack.csiCinder.defaultStorageClass`, `additionalStorageClasses`", "One StorageClass per type, named by the sanitized type name; the default is the sidecar option `values.csiCinderDefaultVolumeType`, else the first type listed. Types whose names are not plain names are skipped with a warning."},
 	{"cluster.project_id", "`addons.openstack.k8sKeystoneAuth.values.projectId`", "With keystone_auth_enabled."},
-	{"driver config keystone_auth_url", "`addons.openstack.k8sKeystoneAuth.values.openstackAuthUrl`", "Required with keystone_auth_enabled."},
-	{"driver config registry_mirrors, keep_chart_registry_mirrors", "`registryMirrors`", "See Registry mirrors."},
-	{"driver config trusted_cas", "`trustedCAs`", "PEM certificates added to every node's trust store."},
+	{"sidecar option `values.keystoneAuthURL`", "`addons.openstack.k8sKeystoneAuth.values.openstackAuthUrl`", "Required with keystone_auth_enabled."},
+	{"sidecar options `values.registryMirrors`, `values.keepChartRegistryMirrors`", "`registryMirrors`", "See Registry mirrors."},
+	{"sidecar option `values.trustedCAs`", "`trustedCAs`", "PEM certificates added to every node's trust store."},
 }
 
 // notMapped lists Magnum fields deliberately not mapped.
@@ -61,14 +61,14 @@ func LabelsMarkdown() []byte {
 	p("<!-- Generated from helmvalues/labels.go and helmvalues/docs.go by `go generate ./helmvalues`; do not edit. -->\n\n")
 	p("How the Cluster API driver turns a Magnum cluster into values of the openstack-cluster chart %s.\n\n", ChartVersion)
 	p("## How labels are read\n\n")
-	p("- **Precedence:** the driver's site default (`label_defaults`) < cluster template label < cluster label. ")
+	p("- **Precedence:** the sidecar's site default (`values.labelDefaults`) < cluster template label < cluster label. ")
 	p("Magnum copies the template's labels into the cluster's at create time, so on an upgrade the cluster's own copies still win.\n")
 	p("- **Node group labels** override the labels marked *node group* for that node group only. Magnum copies the cluster's labels into its default node groups; a node group value equal to the cluster's is no override. Other labels on node groups are not read.\n")
 	p("- **Empty values** mean \"not given here\" and fall through to the next level.\n")
 	p("- **Every label has a type.** A value that does not parse is an error naming the label, the value and what is expected; it is never silently replaced by a default. All problems of one request are reported together.\n")
 	p("- **Values are data.** No label value may contain `{{`, `{%%` or `{#` or control characters: the chart runs Helm's `tpl` on some values and the addon provider renders addon values as Jinja2.\n")
 	p("- **Plain names.** Values the chart writes unquoted into its templates (flavors, keypairs, availability zones, volume types, ids) must read back from YAML as the same string: no quotes, braces, brackets, `,` `#` `%%` `&` `*` `!` `|` `>` `\\`, no surrounding spaces, and nothing YAML reads as a number, boolean or null (a flavor id `2` or an availability zone `yes` is refused).\n")
-	p("- **Unknown labels** give a warning and are ignored; with the driver option `strict_labels` they are errors. Well-known labels of other Magnum drivers that have no effect here are listed below and always only warn.\n\n")
+	p("- **Unknown labels** give a warning and are ignored; with the sidecar option `values.strictLabels` they are errors. Well-known labels of other Magnum drivers that have no effect here are listed below and always only warn.\n\n")
 
 	group := ""
 	for _, spec := range labelSpecs {
@@ -105,7 +105,7 @@ func LabelsMarkdown() []byte {
 	p("A node group minimum of 0 therefore becomes 1, with a warning; a `min_node_count` label of 0 is an error. An unset maximum is the node group's `node_count`. A group whose minimum equals its maximum is not autoscaled.\n\n")
 
 	p("## Registry mirrors\n\n")
-	p("The chart's default mirrors are Azimuth's copies of docker.io, ghcr.io, nvcr.io, quay.io and registry.k8s.io on quay.io. The driver removes them (`registryMirrors: null`) unless mirrors are configured (`registry_mirrors`, or the label `container_infra_prefix`) or the option `keep_chart_registry_mirrors` is set; ")
+	p("The chart's default mirrors are Azimuth's copies of docker.io, ghcr.io, nvcr.io, quay.io and registry.k8s.io on quay.io. The driver removes them (`registryMirrors: null`) unless mirrors are configured (`values.registryMirrors`, or the label `container_infra_prefix`) or the sidecar option `values.keepChartRegistryMirrors` is set; ")
 	p("chart registries without a mirror of ours are removed one by one. Adopted StackHPC clusters used the chart's mirrors, so their nodes roll once when the driver first upgrades them, unless the operator keeps the chart's mirrors.\n\n")
 
 	p("## Magnum fields and OpenStack facts\n\n")

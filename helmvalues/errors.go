@@ -46,7 +46,7 @@ func (e *FieldError) InvalidArgument() bool { return true }
 // ConfigError is a driver configuration problem: the operator, not the user,
 // has to fix it, so it maps to FailedPrecondition rather than InvalidArgument.
 type ConfigError struct {
-	Field   string // e.g. "config.keystone_auth_url"
+	Field   string // e.g. "values.keystoneAuthURL"
 	Value   string
 	Problem string
 }

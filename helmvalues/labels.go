@@ -54,7 +54,7 @@ const (
 var labelSpecs = []labelSpec{
 	{
 		Name: "capi_helm_chart_version", Group: groupCluster, Type: semverType, Scope: scopeTemplate,
-		DefaultDoc: "driver config `default_chart_version` (" + ChartVersion + ")",
+		DefaultDoc: "sidecar option `chart.version` (" + ChartVersion + ")",
 		Keys:       []string{"(chart version installed)"},
 		Doc: "Version of the openstack-cluster chart. Read from the template only, so upgrading a cluster to a new " +
 			"template moves it to that template's chart; the copy Magnum puts in the cluster's labels at create time " +
@@ -64,7 +64,7 @@ var labelSpecs = []labelSpec{
 	},
 	{
 		Name: "capi_management_cluster", Group: groupCluster, Type: chartNameType, Scope: scopeTemplate,
-		DefaultDoc: "driver config `defaultManagementCluster`, else the first of `managementClusters`",
+		DefaultDoc: "sidecar option `defaultManagementCluster`, else the first of `managementClusters`",
 		Keys:       []string{"(where the release is installed)"},
 		Doc: "Name of the management cluster (an entry of the driver's `managementClusters`) a new cluster is " +
 			"created on. Read when the cluster is created: a cluster stays on its management cluster whatever its " +
@@ -191,7 +191,7 @@ var labelSpecs = []labelSpec{
 		Name: "keystone_auth_enabled", Group: groupCluster, Type: boolType, Default: "false",
 		Keys: []string{"authWebhook", "addons.openstack.k8sKeystoneAuth"},
 		Doc: "Authenticate and authorize Kubernetes users against Keystone (k8s-keystone-auth). Uses the cluster's " +
-			"project and the driver's `keystone_auth_url`, never the requester's token; fails when that URL is not configured.",
+			"project and the sidecar option `values.keystoneAuthURL`, never the requester's token; fails when that URL is not configured.",
 		Valid: []string{"true"}, Invalid: []string{"keystone"},
 	},
 
@@ -245,7 +245,7 @@ var labelSpecs = []labelSpec{
 	{
 		Name: "container_infra_prefix", Group: groupNetwork, Type: registryPrefixType,
 		Keys: []string{"registryMirrors"},
-		Doc: "Registry mirror for the mirrored registries (driver config `mirrored_registries`, by default the " +
+		Doc: "Registry mirror for the mirrored registries (sidecar option `values.mirroredRegistries`, by default the " +
 			"chart's five: docker.io, ghcr.io, nvcr.io, quay.io, registry.k8s.io). An image `<registry>/<repo>` is " +
 			"pulled from `https://<prefix><registry>/<repo>` first, falling back to the upstream registry. This is " +
 			"the layout of a pull-through mirror (one project per upstream registry), not the Heat driver's flat " +
@@ -269,15 +269,16 @@ var labelSpecs = []labelSpec{
 	{
 		Name: "boot_volume_size", Group: groupMachines, Type: intType(0, 65536), Scope: scopeNodeGroup,
 		Keys: []string{"controlPlane.machineRootVolume.diskSize", "nodeGroupDefaults.machineRootVolume.diskSize", "nodeGroups[].machineRootVolume.diskSize"},
-		Doc: "Boot from a Cinder volume of this many GiB; 0 uses the flavor's ephemeral disk. Site default: driver " +
-			"config `label_defaults` (Magnum's `[cinder] default_boot_volume_size`).",
+		Doc: "Boot from a Cinder volume of this many GiB; 0 uses the flavor's ephemeral disk. Site default: sidecar " +
+			"option `values.labelDefaults` (Magnum's `[cinder] default_boot_volume_size`).",
 		Valid: []string{"50", "0"}, Invalid: []string{"50GB", "-5"},
 	},
 	{
 		Name: "boot_volume_type", Group: groupMachines, Type: chartNameType, Scope: scopeNodeGroup,
 		Keys: []string{"controlPlane.machineRootVolume.volumeType", "nodeGroupDefaults.machineRootVolume.volumeType", "nodeGroups[].machineRootVolume.volumeType"},
 		Doc: "Cinder volume type of boot volumes (only used with boot_volume_size > 0). Must be one of the project's " +
-			"volume types when the sidecar lists them.",
+			"volume types when the sidecar lists them. Site default: sidecar option `values.labelDefaults` " +
+			"(Magnum's `[cinder] default_boot_volume_type`).",
 		Valid: []string{"ssd"}, Invalid: []string{"ssd # fast"},
 	},
 	{
@@ -419,7 +420,7 @@ var labelSpecs = []labelSpec{
 
 // ignoredLabels are well-known labels of Magnum's Heat driver, the StackHPC
 // driver or the VEXXHOST driver that have no effect with this driver. They
-// give a warning saying why, even with strict_labels, because templates carry
+// give a warning saying why, even with values.strictLabels, because templates carry
 // them for years.
 var ignoredLabels = map[string]string{
 	"kube_tag":                         "the Kubernetes version comes from the image's kube_version property",

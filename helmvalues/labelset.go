@@ -70,7 +70,7 @@ func (b *builder) resolveLabels() *labelSet {
 		case ignoredLabels[name] != "":
 			b.warn("label %s has no effect: %s", name, ignoredLabels[name])
 		case b.cfg.StrictLabels:
-			b.p.field("labels."+name, merged[name], "a label this driver reads (see docs/labels.md): unknown labels are errors because the driver runs with strict_labels")
+			b.p.field("labels."+name, merged[name], "a label this driver reads (see docs/labels.md): unknown labels are errors because the sidecar runs with values.strictLabels")
 		default:
 			b.warn("label %s is not known to this driver and is ignored", name)
 		}

@@ -161,7 +161,7 @@ func (b *builder) autoscale(ng NodeGroup, values map[string]any) {
 				if b.labels.given["min_node_count"] {
 					b.p.field(minField, "0", why)
 				} else {
-					b.p.config("config.label_defaults.min_node_count", "0", "expected "+why)
+					b.p.config("values.labelDefaults.min_node_count", "0", "expected "+why)
 				}
 				return
 			}

@@ -64,7 +64,7 @@ func (b *builder) storageClasses() {
 	}
 	if len(usable) == 0 {
 		if name := b.cfg.CSICinderDefaultVolumeType; name != "" {
-			b.p.config("config.csi_cinder_default_volume_type", name, "is not one of the project's Cinder volume types (none were listed)")
+			b.p.config("values.csiCinderDefaultVolumeType", name, "is not one of the project's Cinder volume types (none were listed)")
 			return
 		}
 		b.warn("no Cinder volume types were listed: the default StorageClass csi-cinder uses Cinder's default volume type")
@@ -82,7 +82,7 @@ func (b *builder) storageClasses() {
 			}
 		}
 		if defaultIndex < 0 {
-			b.p.config("config.csi_cinder_default_volume_type", name, "is not one of the project's Cinder volume types")
+			b.p.config("values.csiCinderDefaultVolumeType", name, "is not one of the project's Cinder volume types")
 			return
 		}
 	}

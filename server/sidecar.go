@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"google.golang.org/grpc/health"
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
-	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/clusters"
 	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/server/kube"
@@ -47,23 +47,30 @@ type Sidecar struct {
 // New assembles the sidecar from cfg (config.Load validated it): the
 // management clusters' clients and watch caches, the chart source, the
 // OpenStack adapter, the domain service and the gRPC server on its
-// listener. It talks to nothing: an API server, repository or Keystone
-// that is down at start is met later, by the calls that need it.
+// listener. It talks to no repository or Keystone: one that is down at start
+// is met later, by the calls that need it (the watch caches do ask each
+// management API for its resources). What the configuration or the host
+// gets wrong (an unwritable chart cache, a kubeconfig that does not load, a
+// socket directory that is missing) is a *config.OptionError naming the
+// option, and is found before any management API is asked.
 func New(cfg config.Config, log *slog.Logger, opts ...Option) (_ *Sidecar, err error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	s := &Sidecar{cfg: cfg, log: log, metrics: metrics.New()}
+	if err := s.openCharts(); err != nil {
+		return nil, err
+	}
+	tlsConfig, err := serverTLS(cfg.TLS)
+	if err != nil {
+		return nil, config.Problem("tls", "", err)
+	}
 	mgmt, err := s.connect(o)
 	if err != nil {
 		return nil, err
 	}
 	svc, err := s.domain(mgmt)
-	if err != nil {
-		return nil, err
-	}
-	tlsConfig, err := serverTLS(cfg.TLS)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +81,7 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (_ *Sidecar, err e
 		},
 	})
 	if s.lis, err = Listen(cfg.Listen, cfg.SocketGroup); err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", cfg.Listen, err)
+		return nil, config.Problem("listen", cfg.Listen, err)
 	}
 	return s, nil
 }
@@ -82,11 +89,12 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (_ *Sidecar, err e
 // connect builds each management cluster's clients and watch cache.
 func (s *Sidecar) connect(o options) ([]*clusters.ManagementCluster, error) {
 	var mgmt []*clusters.ManagementCluster
-	for _, mc := range s.cfg.ManagementClusters {
+	for i, mc := range s.cfg.ManagementClusters {
 		rc, err := kube.LoadRESTConfig(mc.Kubeconfig, mc.Context)
 		if err != nil {
-			return nil, err
+			return nil, config.Problem(fmt.Sprintf("managementClusters[%d].kubeconfig", i), mc.Kubeconfig, err)
 		}
+		rc.QPS, rc.Burst, rc.Timeout = clientLimits(mc)
 		if o.wrapKube != nil {
 			rc.Wrap(o.wrapKube)
 		}
@@ -105,29 +113,63 @@ func (s *Sidecar) connect(o options) ([]*clusters.ManagementCluster, error) {
 	return mgmt, nil
 }
 
-// domain builds the chart source, the Helm and OpenStack adapters and the
+// clientLimits are the request rate, burst and per-request timeout of the
+// client of management cluster mc: its options, else the defaults. A burst
+// below the rate would cap the rate at the burst.
+func clientLimits(mc config.ManagementCluster) (qps float32, burst int, timeout time.Duration) {
+	qps, burst, timeout = float32(mc.QPS), mc.Burst, mc.RequestTimeout
+	if qps == 0 {
+		qps = config.DefaultQPS
+	}
+	if burst == 0 {
+		burst = max(config.DefaultBurst, int(math.Ceil(float64(qps))))
+	}
+	if timeout == 0 {
+		timeout = config.DefaultRequestTimeout
+	}
+	return qps, burst, timeout
+}
+
+// openCharts opens the chart source and its cache directory: every problem
+// is the configuration's or the host's (nothing is fetched yet).
+func (s *Sidecar) openCharts() error {
+	cfg := s.cfg.Chart
+	var err error
+	s.charts, err = release.NewCharts(release.Source{
+		Repository: cfg.Repository, Name: cfg.Name, CAFile: cfg.CAFile,
+		Username: cfg.Username, Password: cfg.Password, PlainHTTP: cfg.PlainHTTP,
+	}, release.CacheOptions{Dir: cfg.CacheDir, IndexTTL: cfg.IndexTTL}, s.log)
+	var dirErr *release.CacheDirError
+	switch {
+	case errors.As(err, &dirErr):
+		return config.Problem("chart.cacheDir", cfg.CacheDir, err)
+	case err != nil:
+		return config.Problem("chart.repository", cfg.Repository, err)
+	}
+	return nil
+}
+
+// domain builds the Helm and OpenStack adapters and the
 // service carrying out Magnum's operations over them.
 func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service, error) {
 	cfg := s.cfg
-	var err error
-	s.charts, err = release.NewCharts(release.Source{
-		Repository: cfg.Chart.Repository, Name: cfg.Chart.Name, CAFile: cfg.Chart.CAFile,
-		Username: cfg.Chart.Username, Password: cfg.Chart.Password, PlainHTTP: cfg.Chart.PlainHTTP,
-	}, release.CacheOptions{Dir: cfg.Chart.CacheDir, IndexTTL: cfg.Chart.IndexTTL}, s.log)
-	if err != nil {
-		return nil, err
-	}
 	openStack, err := openstack.New(openstack.Config{
 		CloudsFile: cfg.OpenStack.CloudsFile, Cloud: cfg.OpenStack.Cloud, AuthURL: cfg.OpenStack.AuthURL,
 		Region: cfg.OpenStack.Region, Interface: cfg.OpenStack.Interface, CAFile: cfg.OpenStack.CAFile, Timeout: cfg.OpenStack.Timeout,
+		MinFlavorRAMMiB: cfg.OpenStack.MinFlavorRAMMiB, MinFlavorVCPUs: cfg.OpenStack.MinFlavorVCPUs,
 	}, s.log)
+	if err != nil {
+		var ce *openstack.ConfigError
+		if errors.As(err, &ce) {
+			return nil, config.Problem(ce.Field, ce.Value, err)
+		}
+		return nil, config.Problem("openstack.cloudsFile", cfg.OpenStack.CloudsFile, err)
+	}
+	hostname, _ := os.Hostname()
+	valuesCfg, err := cfg.ValuesConfig()
 	if err != nil {
 		return nil, err
 	}
-	hostname, _ := os.Hostname()
-	valuesCfg := helmvalues.DefaultConfig()
-	valuesCfg.DefaultChartVersion = cfg.Chart.Version
-	valuesCfg.StrictLabels = cfg.Values.StrictLabels
 	return clusters.New(clusters.Config{
 		NamespacePrefix: cfg.NamespacePrefix,
 		Holder:          fmt.Sprintf("%s-%d-%d", hostname, os.Getpid(), time.Now().UnixNano()%1e6),

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/config"
 )
 
 // Exit codes of render: 0 rendered, 1 could not read a file, 2 invalid
@@ -42,7 +43,7 @@ func parseRenderFlags(args []string, stderr io.Writer) (renderFlags, error) {
 	fs.StringVar(&f.other, "diff", "", "second input `FILE`: print what changes from --input to it instead of the values")
 	fs.StringVar(&f.deployed, "deployed", "", "the deployed release's values `FILE` (helm get values STACK_ID -n NAMESPACE -o yaml): print what applying --input to it changes, as the sidecar's RenderValues does (another driver's release is adopted, not replaced)")
 	fs.StringVar(&f.deployedChart, "deployed-chart", "", "the deployed release's chart `VERSION` (helm list shows it); default: the version --input renders with")
-	fs.StringVar(&f.configPath, "config", "", "driver configuration `FILE` (YAML or JSON, the helmvalues.Config fields) over the defaults")
+	fs.StringVar(&f.configPath, "config", "", "the sidecar's configuration `FILE` (docs/configuration.md): its chart.version and values.* options over the defaults, as serve reads them")
 	fs.BoolVar(&f.strict, "strict-labels", false, "make unknown labels errors")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -68,17 +69,17 @@ func (f renderFlags) check() error {
 	return nil
 }
 
-// config is the values mapping's configuration: the defaults, the --config
-// file over them, --strict-labels last.
+// config is the values mapping's configuration: the defaults, the sidecar's
+// --config file over them (read as serve reads it), --strict-labels last.
 func (f renderFlags) config() (helmvalues.Config, int, error) {
 	cfg := helmvalues.DefaultConfig()
 	if f.configPath != "" {
-		data, err := os.ReadFile(f.configPath)
-		if err != nil {
+		if _, err := os.Stat(f.configPath); err != nil {
 			return cfg, exitIO, err
 		}
-		if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
-			return cfg, exitInvalid, fmt.Errorf("%s: %w", f.configPath, err)
+		var err error
+		if cfg, err = config.LoadValues(f.configPath); err != nil {
+			return cfg, exitInvalid, err
 		}
 	}
 	if f.strict {
@@ -98,7 +99,7 @@ func runRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	f, err := parseRenderFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitInvalid
+		return exitOK
 	}
 	if err != nil {
 		return fail(exitInvalid, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +32,10 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return 2
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "magnum-capi serve:", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -49,8 +54,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 	debug.SetGCPercent(cfg.GCPercent)
 	sidecar, err := server.New(cfg, log)
 	if err != nil {
-		log.Error("sidecar not started", "err", err)
-		return 1
+		return startFailed(log, err)
 	}
 	defer sidecar.Close()
 	if err := sidecar.Serve(ctx); err != nil {
@@ -58,6 +62,20 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		return 1
 	}
 	return 0
+}
+
+// startFailed is serve's exit code when the sidecar could not be assembled:
+// 2 for a configuration (or host) problem naming its option, which the
+// unit's RestartPreventExitStatus does not restart forever; 1 for anything
+// else (a management API down at start), which a restart may cure.
+func startFailed(log *slog.Logger, err error) int {
+	var oe *config.OptionError
+	if errors.As(err, &oe) {
+		log.Error("sidecar not started: fix configuration option "+oe.Option, "err", err)
+		return 2
+	}
+	log.Error("sidecar not started", "err", err)
+	return 1
 }
 
 // routeLibraryLogs sends what client-go (klog) and controller-runtime log

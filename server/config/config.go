@@ -53,7 +53,21 @@ type ManagementCluster struct {
 	Name       string `mapstructure:"name"`
 	Kubeconfig string `mapstructure:"kubeconfig"`
 	Context    string `mapstructure:"context"`
+	// QPS, Burst and RequestTimeout bound the sidecar's client of this
+	// management cluster; zero: DefaultQPS, DefaultBurst,
+	// DefaultRequestTimeout.
+	QPS            float64       `mapstructure:"qps"`
+	Burst          int           `mapstructure:"burst"`
+	RequestTimeout time.Duration `mapstructure:"requestTimeout"`
 }
+
+// The management-cluster client's limits when an entry sets none: a burst
+// of creates is not throttled, and a hung API server cannot wedge a call.
+const (
+	DefaultQPS            = 50
+	DefaultBurst          = 100
+	DefaultRequestTimeout = 30 * time.Second
+)
 
 type Chart struct {
 	// Repository: https://... repository, oci://registry/path, or a local path.
@@ -92,6 +106,10 @@ type OpenStack struct {
 	CAFile string `mapstructure:"caFile"`
 	// Timeout bounds each OpenStack API request.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// MinFlavorRAMMiB and MinFlavorVCPUs refuse node groups whose flavor
+	// is too small to run a Kubernetes node; 0: no minimum.
+	MinFlavorRAMMiB int `mapstructure:"minFlavorRAMMiB"`
+	MinFlavorVCPUs  int `mapstructure:"minFlavorVCPUs"`
 }
 
 type Timeouts struct {
@@ -103,40 +121,75 @@ type Timeouts struct {
 	Lock time.Duration `mapstructure:"lock"`
 }
 
-// Values shapes the values mapping (see docs/labels.md).
+// Values shapes the values mapping (see docs/labels.md); ValuesConfig turns
+// it into the mapping's helmvalues.Config.
 type Values struct {
 	// StrictLabels turns unknown labels from warnings into errors.
 	StrictLabels bool `mapstructure:"strictLabels"`
+	// LabelDefaults are site defaults per label, below template and
+	// cluster labels.
+	LabelDefaults map[string]string `mapstructure:"labelDefaults"`
+	// KeystoneAuthURL is the Keystone URL k8s-keystone-auth uses
+	// (keystone_auth_enabled).
+	KeystoneAuthURL string `mapstructure:"keystoneAuthURL"`
+	// CSICinderDefaultVolumeType backs the default StorageClass.
+	CSICinderDefaultVolumeType string `mapstructure:"csiCinderDefaultVolumeType"`
+	// RegistryMirrors are site-wide containerd mirrors per registry. A list,
+	// not a map keyed by host: viper splits keys at dots (docker.io).
+	RegistryMirrors []RegistryMirror `mapstructure:"registryMirrors"`
+	// MirroredRegistries are what container_infra_prefix mirrors; empty:
+	// the chart's five.
+	MirroredRegistries []string `mapstructure:"mirroredRegistries"`
+	// KeepChartRegistryMirrors keeps the chart's own mirrors (those adopted
+	// clusters were created with) when no mirror is configured.
+	KeepChartRegistryMirrors bool `mapstructure:"keepChartRegistryMirrors"`
+	// TrustedCAs are PEM files added to every node's trust store.
+	TrustedCAs []TrustedCA `mapstructure:"trustedCAs"`
+}
+
+// RegistryMirror is one registry's mirrors.
+type RegistryMirror struct {
+	Registry string   `mapstructure:"registry"`
+	Mirrors  []string `mapstructure:"mirrors"`
+}
+
+// TrustedCA is one named PEM bundle, read from File at start.
+type TrustedCA struct {
+	Name string `mapstructure:"name"`
+	File string `mapstructure:"file"`
 }
 
 // Defaults are every option's value when nothing sets it.
 func Defaults() map[string]any {
 	return map[string]any{
-		"listen":                     "unix:///run/magnum-capi/magnum-capi.sock",
-		"metricsAddress":             "127.0.0.1:9561",
-		"pprof":                      false,
-		"gcPercent":                  50,
-		"log.level":                  "info",
-		"log.format":                 "json",
-		"namespacePrefix":            "magnum",
-		"defaultManagementCluster":   "",
-		"chart.repository":           "https://azimuth-cloud.github.io/capi-helm-charts",
-		"chart.name":                 "openstack-cluster",
-		"chart.version":              "0.27.0",
-		"chart.plainHTTP":            false,
-		"chart.cacheDir":             "/var/cache/magnum-capi/charts",
-		"chart.indexTTL":             "10m",
-		"helm.historyMax":            10,
-		"helm.timeout":               "5m",
-		"openstack.cloud":            "magnum",
-		"openstack.interface":        "public",
-		"openstack.timeout":          "30s",
-		"timeouts.update":            "120m",
-		"timeouts.delete":            "30m",
-		"timeouts.defaultCreate":     "60m",
-		"timeouts.addonFailureGrace": "10m",
-		"timeouts.lock":              "30s",
-		"values.strictLabels":        false,
+		"listen":                          "unix:///run/magnum-capi/magnum-capi.sock",
+		"metricsAddress":                  "127.0.0.1:9561",
+		"pprof":                           false,
+		"gcPercent":                       50,
+		"log.level":                       "info",
+		"log.format":                      "json",
+		"namespacePrefix":                 "magnum",
+		"defaultManagementCluster":        "",
+		"chart.repository":                "https://azimuth-cloud.github.io/capi-helm-charts",
+		"chart.name":                      "openstack-cluster",
+		"chart.version":                   "0.27.0",
+		"chart.plainHTTP":                 false,
+		"chart.cacheDir":                  "/var/cache/magnum-capi/charts",
+		"chart.indexTTL":                  "10m",
+		"helm.historyMax":                 10,
+		"helm.timeout":                    "5m",
+		"openstack.cloud":                 "magnum",
+		"openstack.interface":             "public",
+		"openstack.timeout":               "30s",
+		"openstack.minFlavorRAMMiB":       0,
+		"openstack.minFlavorVCPUs":        0,
+		"timeouts.update":                 "120m",
+		"timeouts.delete":                 "30m",
+		"timeouts.defaultCreate":          "60m",
+		"timeouts.addonFailureGrace":      "10m",
+		"timeouts.lock":                   "30s",
+		"values.strictLabels":             false,
+		"values.keepChartRegistryMirrors": false,
 	}
 }
 
@@ -144,6 +197,18 @@ func Defaults() map[string]any {
 // joined with _, e.g. MAGNUM_CAPI_CHART_VERSION), over the defaults, and
 // validates the result.
 func Load(file string, v *viper.Viper) (Config, error) {
+	c, err := read(file, v)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// read decodes the configuration as Load does, without validating it.
+func read(file string, v *viper.Viper) (Config, error) {
 	if v == nil {
 		v = viper.New()
 	}
@@ -172,9 +237,6 @@ func Load(file string, v *viper.Viper) (Config, error) {
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return Config{}, fmt.Errorf("configuration %s: %w", file, err)
-	}
-	if err := c.Validate(); err != nil {
-		return Config{}, err
 	}
 	return c, nil
 }

@@ -97,3 +97,39 @@ func TestFlagsAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+// optionRef is a backquoted sidecar option in prose: `values.keystoneAuthURL`,
+// `chart.cacheDir`, `managementClusters[].qps`.
+var optionRef = regexp.MustCompile("`((?:values|chart|helm|openstack|timeouts|log|tls|managementClusters\\[\\])\\.[A-Za-z]+)`")
+
+// legacyNames are the driver-configuration names the documents used before
+// serve read these settings (only `render --config` did); each now has one
+// name, its sidecar option.
+var legacyNames = regexp.MustCompile("\\b(keystone_auth_url|label_defaults|registry_mirrors|mirrored_registries|keep_chart_registry_mirrors|trusted_cas|csi_cinder_default_volume_type|default_chart_version|strict_labels)\\b")
+
+// TestDocsNameOnlyOptions: every sidecar option the operator documents
+// name is one serve reads, under that one name.
+func TestDocsNameOnlyOptions(t *testing.T) {
+	known := map[string]bool{}
+	for _, o := range Options() {
+		known[o.Key] = true
+	}
+	for _, doc := range []string{"labels.md", "configuration.md", "operator-guide.md"} {
+		raw, err := os.ReadFile("../../docs/" + doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs := optionRef.FindAllStringSubmatch(string(raw), -1)
+		for _, m := range refs {
+			if !known[m[1]] {
+				t.Errorf("docs/%s names `%s`, which is not an option serve reads", doc, m[1])
+			}
+		}
+		if doc == "labels.md" && len(refs) == 0 {
+			t.Errorf("docs/labels.md names no sidecar option: did the naming change?")
+		}
+		for _, m := range legacyNames.FindAllString(string(raw), -1) {
+			t.Errorf("docs/%s names %s: the option is now under values.* (docs/configuration.md)", doc, m)
+		}
+	}
+}

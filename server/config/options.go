@@ -44,7 +44,9 @@ func walk(t reflect.Type, prefix string, inList bool, out *[]Option) {
 			walk(f.Type.Elem(), key+"[].", true, out)
 		default:
 			o := Option{Key: key, Type: f.Type.String()}
-			if !inList {
+			// Environment variables cannot index a list entry nor name
+			// a map's keys: those options are set in the file.
+			if !inList && f.Type.Kind() != reflect.Map {
 				o.Env = EnvName(key)
 			}
 			*out = append(*out, o)

@@ -9,13 +9,25 @@ import (
 	"strings"
 )
 
-// OptionError names the option that is wrong and why.
+// OptionError names the option that is wrong and why. serve exits 2 on one
+// (the unit does not restart it: restarting cannot fix the configuration).
 type OptionError struct {
 	Option, Value, Problem string
+	// Err is the cause, when the problem showed while assembling the
+	// sidecar (server.New) rather than in Validate.
+	Err error
 }
 
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("configuration option %s=%q: %s", e.Option, e.Value, e.Problem)
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Problem is an OptionError for a cause found while assembling the sidecar
+// from option (with its value).
+func Problem(option, value string, err error) error {
+	return &OptionError{Option: option, Value: value, Problem: err.Error(), Err: err}
 }
 
 // problems collects what is wrong with a configuration.
@@ -33,6 +45,13 @@ func (c Config) Validate() error {
 	c.validateManagementClusters(p.bad)
 	c.validateChart(p.bad)
 	c.validateDurations(p.bad)
+	c.validateValues(p.bad)
+	if c.OpenStack.MinFlavorRAMMiB < 0 {
+		p.bad("openstack.minFlavorRAMMiB", fmt.Sprint(c.OpenStack.MinFlavorRAMMiB), "expected MiB of RAM, 0 or more (0: no minimum)")
+	}
+	if c.OpenStack.MinFlavorVCPUs < 0 {
+		p.bad("openstack.minFlavorVCPUs", fmt.Sprint(c.OpenStack.MinFlavorVCPUs), "expected a number of vCPUs, 0 or more (0: no minimum)")
+	}
 	return errors.Join(p...)
 }
 
@@ -103,6 +122,7 @@ func (c Config) validateManagementClusters(bad func(option, value, problem strin
 			bad(opt+".name", mc.Name, "names must be unique")
 		}
 		names[mc.Name] = true
+		mc.validateClient(opt, bad)
 		if mc.Kubeconfig == "" {
 			bad(opt+".kubeconfig", "", "the path of a kubeconfig file is required")
 		} else if _, err := os.Stat(mc.Kubeconfig); err != nil {
@@ -111,6 +131,20 @@ func (c Config) validateManagementClusters(bad func(option, value, problem strin
 	}
 	if c.DefaultManagementCluster != "" && !names[c.DefaultManagementCluster] {
 		bad("defaultManagementCluster", c.DefaultManagementCluster, "is not the name of a configured management cluster")
+	}
+}
+
+// validateClient checks the client limits of one management cluster
+// (option opt): zero means the default, anything else must be positive.
+func (mc ManagementCluster) validateClient(opt string, bad func(option, value, problem string)) {
+	if mc.QPS < 0 {
+		bad(opt+".qps", fmt.Sprint(mc.QPS), fmt.Sprintf("expected requests per second above 0 (0: the default, %d)", DefaultQPS))
+	}
+	if mc.Burst < 0 {
+		bad(opt+".burst", fmt.Sprint(mc.Burst), fmt.Sprintf("expected a number of requests above 0 (0: the default, %d)", DefaultBurst))
+	}
+	if mc.RequestTimeout < 0 {
+		bad(opt+".requestTimeout", mc.RequestTimeout.String(), "expected a positive duration such as 30s (0: the default, "+DefaultRequestTimeout.String()+")")
 	}
 }
 

@@ -63,6 +63,46 @@ func TestValidate(t *testing.T) {
 		{"durations", func(c *Config) { c.Timeouts.Lock, c.OpenStack.Timeout = 0, -time.Second }, []string{
 			`timeouts.lock="0s": expected a positive duration`, `openstack.timeout="-1s": expected a positive duration`,
 		}},
+		{"management cluster client limits", func(c *Config) {
+			c.ManagementClusters[0].QPS, c.ManagementClusters[0].Burst, c.ManagementClusters[0].RequestTimeout = -1, -2, -time.Second
+		}, []string{
+			`managementClusters[0].qps="-1": expected requests per second above 0`,
+			`managementClusters[0].burst="-2": expected a number of requests above 0`,
+			`managementClusters[0].requestTimeout="-1s": expected a positive duration`,
+		}},
+		{"label defaults", func(c *Config) {
+			c.Values.LabelDefaults = map[string]string{"boot_volume_size": "30GB", "bogus_label": "x", "capi_helm_chart_version": "0.27.0"}
+		}, []string{
+			`values.labelDefaults.boot_volume_size="30GB": expected`,
+			`values.labelDefaults.bogus_label="x": not a label this driver reads`,
+			`values.labelDefaults.capi_helm_chart_version="0.27.0": this label is read from the cluster template only; set chart.version instead`,
+		}},
+		{"keystone auth URL and CSI volume type", func(c *Config) {
+			c.Values.KeystoneAuthURL, c.Values.CSICinderDefaultVolumeType = "keystone:5000", "fast # ssd"
+		}, []string{`values.keystoneAuthURL="keystone:5000": expected`, `values.csiCinderDefaultVolumeType="fast # ssd": expected`}},
+		{"registry mirrors", func(c *Config) {
+			c.Values.RegistryMirrors = []RegistryMirror{
+				{Registry: "ghcr.io", Mirrors: []string{"ftp://mirror"}}, {Registry: "docker.io", Mirrors: []string{"https://m/v2/d"}},
+				{Registry: "docker.io", Mirrors: []string{"https://m/v2/d"}}, {Registry: "https://quay.io"}}
+			c.Values.MirroredRegistries = []string{"ghcr.io/x y"}
+		}, []string{
+			`values.registryMirrors[2].registry="docker.io": each registry is listed once`,
+			`values.registryMirrors[3].mirrors="": at least one mirror URL`,
+			`values.registryMirrors="https://quay.io": expected a registry host`,
+			`values.registryMirrors.ghcr.io="ftp://mirror": expected`,
+			`values.mirroredRegistries="ghcr.io/x y": expected a registry host`,
+		}},
+		{"trusted CAs", func(c *Config) {
+			c.Values.TrustedCAs = []TrustedCA{{Name: "site", File: "/nonexistent/ca.pem"}, {Name: "Bad Name", File: c.ManagementClusters[0].Kubeconfig}}
+		}, []string{
+			`values.trustedCAs[0].file="/nonexistent/ca.pem": cannot be read: no such file or directory`,
+			`values.trustedCAs="Bad Name": expected a lowercase name`,
+			`values.trustedCAs.Bad Name=`, // the kubeconfig is no PEM
+			`values.trustedCAs.site=`,     // unreadable, so empty
+		}},
+		{"flavor minimums", func(c *Config) { c.OpenStack.MinFlavorRAMMiB, c.OpenStack.MinFlavorVCPUs = -1, -2 }, []string{
+			`openstack.minFlavorRAMMiB="-1": expected MiB of RAM, 0 or more`, `openstack.minFlavorVCPUs="-2": expected a number of vCPUs, 0 or more`,
+		}},
 		{"unreadable files", func(c *Config) {
 			c.OpenStack.CloudsFile, c.Chart.CAFile = "/nonexistent/clouds.yaml", "/nonexistent/ca.pem"
 		}, []string{

@@ -49,6 +49,9 @@ func fileValue(v reflect.Value) any {
 		}
 		return out
 	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Struct:
+		if v.IsNil() {
+			return nil
+		}
 		out := make([]any, v.Len())
 		for i := range out {
 			out[i] = fileValue(v.Index(i))

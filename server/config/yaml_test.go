@@ -30,10 +30,23 @@ func TestYAMLRoundTrip(t *testing.T) {
 	c := Default()
 	c.Listen = "unix://" + filepath.Join(dir, "s.sock")
 	c.MetricsAddress, c.Pprof = "127.0.0.1:9999", true
-	c.ManagementClusters = []ManagementCluster{{Name: "a", Kubeconfig: kubeconfig}, {Name: "b", Kubeconfig: kubeconfig, Context: "ctx"}}
+	c.ManagementClusters = []ManagementCluster{{Name: "a", Kubeconfig: kubeconfig}, {Name: "b", Kubeconfig: kubeconfig, Context: "ctx", QPS: 2.5, Burst: 7, RequestTimeout: time.Minute}}
 	c.DefaultManagementCluster = "b"
 	c.Timeouts.Lock, c.OpenStack.Timeout = 7*time.Second, 3*time.Minute
 	c.Values.StrictLabels = true
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, []byte(testCA), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Registry hosts have dots, which viper splits map keys at: the
+	// list form must come back whole.
+	c.Values = Values{
+		StrictLabels: true, LabelDefaults: map[string]string{"boot_volume_size": "30", "boot_volume_type": "ssd"},
+		KeystoneAuthURL: "https://keystone.example.com:5000/v3", CSICinderDefaultVolumeType: "fast",
+		RegistryMirrors:    []RegistryMirror{{Registry: "docker.io", Mirrors: []string{"https://mirror.example.com/v2/docker.io"}}},
+		MirroredRegistries: []string{"docker.io", "quay.io"}, KeepChartRegistryMirrors: true,
+		TrustedCAs: []TrustedCA{{Name: "site-root", File: ca}},
+	}
 	raw, err := YAML(c)
 	if err != nil {
 		t.Fatal(err)

@@ -30,10 +30,10 @@ type diskCache struct {
 func newDiskCache(cacheDir string, src Source) (diskCache, error) {
 	d := diskCache{dir: filepath.Join(cacheDir, src.cacheKey()), name: src.Name}
 	if err := os.MkdirAll(d.dir, 0o750); err != nil {
-		return d, fmt.Errorf("chart cache directory (chart.cacheDir) %s: %w", cacheDir, err)
+		return d, &CacheDirError{Dir: cacheDir, Err: err}
 	}
 	if err := writeAtomic(filepath.Join(d.dir, "source"), []byte(src.String()+" "+src.Name+"\n")); err != nil {
-		return d, fmt.Errorf("chart cache directory (chart.cacheDir) %s is not writable: %w", cacheDir, err)
+		return d, &CacheDirError{Dir: cacheDir, Err: err}
 	}
 	return d, nil
 }

@@ -5,6 +5,19 @@ import (
 	"strings"
 )
 
+// CacheDirError: the chart cache directory cannot be made or written, so
+// the sidecar cannot start (the operator fixes the directory or the option).
+type CacheDirError struct {
+	Dir string
+	Err error
+}
+
+func (e *CacheDirError) Error() string {
+	return fmt.Sprintf("chart cache directory %s is not a writable directory: %v", e.Dir, e.Err)
+}
+
+func (e *CacheDirError) Unwrap() error { return e.Err }
+
 // ChartNotFoundError: the source has no such chart version.
 type ChartNotFoundError struct {
 	Source, Name, Version string

@@ -82,7 +82,7 @@ type Cluster struct {
 	NodeGroups        []NodeGroup `json:"nodegroups"`
 	Keypair           string      `json:"keypair,omitempty"`
 	// VolumeTypes are Cinder's volume type names; the first is the default
-	// (no csi_cinder_default_volume_type configured).
+	// (no values.csiCinderDefaultVolumeType configured).
 	VolumeTypes   []string `json:"volume_types"`
 	NetworkDriver string   `json:"network_driver"`
 	// AuthURL (Keystone v3) and Token (the user's): the application
