@@ -33,6 +33,12 @@ func (e *LockedError) Error() string {
 
 func (e *LockedError) Unwrap() error { return e.Err }
 
+// UserMessage is what Magnum's user reads: the Lease and its holder (the
+// sidecar's host and pid) are for the operator's log.
+func (e *LockedError) UserMessage() string {
+	return "another operation on this cluster is in progress; retry when it has finished"
+}
+
 // Aborted classifies the error for the gRPC boundary: retry later.
 func (e *LockedError) Aborted() bool { return true }
 

@@ -3,7 +3,9 @@ package openstack
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +124,8 @@ func TestAPIErrorClasses(t *testing.T) {
 	}
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
+	expired, cancelExpired := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancelExpired()
 	tests := []struct {
 		name  string
 		ctx   context.Context
@@ -137,6 +141,9 @@ func TestAPIErrorClasses(t *testing.T) {
 		{"endpoint missing", context.Background(), &gophercloud.ErrEndpointNotFound{}, "FailedPrecondition", "catalog"},
 		{"connection refused", context.Background(), &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}, "Unavailable", "connection refused"},
 		{"caller canceled", canceled, context.Canceled, "Internal", "context canceled"},
+		{"no answer in time", expired, &url.Error{Op: "Get", URL: "http://nova.internal:8774/v2.1/flavors", Err: context.DeadlineExceeded}, "Unavailable", "no answer within the call's time"},
+		{"closed early", context.Background(), &url.Error{Op: "Get", URL: "http://nova.internal:8774/v2.1/flavors", Err: io.EOF}, "Unavailable", "connection closed before an answer"},
+		{"unresolvable", context.Background(), &url.Error{Op: "Get", URL: "http://nova.internal:8774/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Name: "nova.internal", Err: "no such host"}}}, "Unavailable", "does not resolve"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +153,10 @@ func TestAPIErrorClasses(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.text) {
 				t.Fatalf("error %q does not say %q", err, tt.text)
+			}
+			// Unavailable reaches tenants: no endpoint URL or host name.
+			if tt.class == "Unavailable" && (strings.Contains(err.Error(), "nova.internal") || strings.Contains(err.Error(), "http://")) {
+				t.Fatalf("error %q names the endpoint", err)
 			}
 			var missing *gophercloud.ErrEndpointNotFound
 			if !errors.As(tt.err, &missing) && !errors.Is(err, tt.err) && !errors.As(err, new(gophercloud.ErrUnexpectedResponseCode)) {
