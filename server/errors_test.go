@@ -43,7 +43,7 @@ func TestToStatus(t *testing.T) {
 		{"cache syncing: no API URL for the tenant", &watchcache.NotSyncedError{Cluster: "default", Problem: refused.Error()}, codes.Unavailable,
 			"the magnum-capi sidecar's view of the management cluster is still syncing"},
 		{"OpenStack down names OpenStack", fmt.Errorf("facts: %w", &openstack.UnavailableError{Service: "compute", Op: "list flavors", Detail: "HTTP 503"}), codes.Unavailable,
-			"facts: openstack compute unavailable (list flavors): HTTP 503"},
+			"OpenStack compute service unavailable (list flavors): HTTP 503"},
 		{"management API refused", fmt.Errorf("ensuring namespace: %w", refused), codes.Unavailable, managementAPIMessage},
 		{"management API hung", fmt.Errorf("acquiring lease: %w", hung), codes.Unavailable, managementAPIMessage},
 		{"management API 503", apierrors.NewServiceUnavailable("etcd leader changed"), codes.Unavailable, managementAPIMessage},

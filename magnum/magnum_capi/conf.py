@@ -45,9 +45,11 @@ OPTS = [
         "unavailable_retries",
         default=3,
         min=0,
-        help="How many times a call is retried when the sidecar is "
-        "unavailable (restarting, socket not there yet) before Magnum is "
-        "given an error naming the sidecar address.",
+        help="How many times a call is retried, within its deadline, when "
+        "the sidecar is unavailable (restarting, socket not there yet), "
+        "reports a dependency unavailable (the management cluster's API, "
+        "OpenStack) or another operation on the cluster in progress, before "
+        "Magnum is given an error naming what failed.",
     ),
     cfg.FloatOpt(
         "retry_backoff",

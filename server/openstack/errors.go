@@ -41,8 +41,13 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("openstack %s unavailable (%s): %s", e.Service, e.Op, e.Detail)
+	return fmt.Sprintf("OpenStack %s service unavailable (%s): %s", e.Service, e.Op, e.Detail)
 }
+
+// UserMessage is the error's text without what the sidecar was doing
+// around it (the log has that): it names OpenStack's service, never its
+// endpoint.
+func (e *UnavailableError) UserMessage() string { return e.Error() }
 
 // Unavailable marks a transient failure.
 func (e *UnavailableError) Unavailable() bool { return true }

@@ -28,7 +28,7 @@ func TestFactsErrorClasses(t *testing.T) {
 	}{
 		{name: "glance 503 from the load balancer", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.ImageService, openstackfake.Failure{Status: 503})
-		}, class: "Unavailable", errHas: "openstack image unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack image service unavailable"},
 		{name: "neutron 500", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.NetworkService, openstackfake.Failure{Status: 500})
 		}, class: "Unavailable", errHas: "internal server error while processing your request"},
@@ -40,13 +40,13 @@ func TestFactsErrorClasses(t *testing.T) {
 		}, class: "Unavailable", errHas: "timed out"},
 		{name: "glance drops connections", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.ImageService, openstackfake.Failure{Drop: true})
-		}, class: "Unavailable", errHas: "openstack image unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack image service unavailable"},
 		{name: "keystone 503", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.IdentityService, openstackfake.Failure{Status: 503})
-		}, class: "Unavailable", errHas: "openstack identity unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack identity service unavailable"},
 		{name: "keystone unreachable", setup: func(c *fakeCloud) {
 			c.caller.AuthURL = closedURL(t) + "/v3"
-		}, class: "Unavailable", errHas: "openstack identity unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack identity service unavailable"},
 		{name: "token keystone does not know", setup: func(c *fakeCloud) {
 			c.caller.AuthToken = "gAAAAAB-revoked-token"
 		}, class: "FailedPrecondition", errHas: "user token was refused"},
