@@ -79,17 +79,25 @@ func (c *Cluster) AcquireLock(ctx context.Context, req LockRequest, log *slog.Lo
 	}
 	key := client.ObjectKey{Namespace: req.Namespace, Name: LeasePrefix + req.Name}
 	wait := 100 * time.Millisecond
+	var held leaseState // the holder last seen
 	for {
 		current, err := c.tryAcquire(ctx, key, req)
 		if err == nil {
 			return c.startRenewing(key, req, log), nil
 		}
-		if !errors.Is(err, errHeld) {
+		if errors.Is(err, errHeld) {
+			held = current
+		} else if ctx.Err() == nil || held.holder == "" {
 			return nil, err
+		}
+		// The wait ended during a read, or during the pause between two:
+		// either way the Lease was held the whole time, not the API down.
+		if ctx.Err() != nil {
+			return nil, &LockedError{Lease: key.Name, Holder: held.holder, Since: held.since, Err: ctx.Err()}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &LockedError{Lease: key.Name, Holder: current.holder, Since: current.since, Err: ctx.Err()}
+			return nil, &LockedError{Lease: key.Name, Holder: held.holder, Since: held.since, Err: ctx.Err()}
 		case <-time.After(wait + time.Duration(rand.Int64N(int64(wait)))):
 		}
 		if wait < time.Second {
