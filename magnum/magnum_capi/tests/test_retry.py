@@ -123,6 +123,62 @@ class CallRetryTest(unittest.TestCase):
                          "finished (CreateCluster, 4 attempts)", str(err))
 
 
+class _Clock(object):
+    """time.monotonic and time.sleep of a clock that moves only by sleeps."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+
+class DefaultRetriesTest(unittest.TestCase):
+    """The defaults ride out a restart of the management cluster's API
+    server (killed, started again: about 15 s here) within create's
+    deadline; a status call still gives up at its own."""
+
+    def setUp(self):
+        CONF([], project="magnum")
+        self.addCleanup(CONF.reset)
+        self.clock = _Clock()
+        patch = mock.patch.multiple(client.time, monotonic=self.clock.monotonic, sleep=self.clock.sleep)
+        patch.start()
+        self.addCleanup(patch.stop)
+
+    def _down_until(self, up_at):
+        clock = self.clock
+
+        class Stub(object):
+            calls = 0
+
+            def CreateCluster(self, request, timeout, metadata):
+                Stub.calls += 1
+                if clock.now < up_at:
+                    raise _PeerError(grpc.StatusCode.UNAVAILABLE, MANAGEMENT_API)
+                return "answer"
+
+        return Stub()
+
+    def _call(self, stub, timeout):
+        with mock.patch.object(client, "_stub", return_value=stub):
+            return client.call("CreateCluster", object(), timeout, [])
+
+    def test_an_api_server_restart_is_ridden_out(self):
+        stub = self._down_until(self.clock.now + 15)
+        self.assertEqual("answer", self._call(stub, CONF.magnum_capi.create_call_timeout))
+
+    def test_a_status_call_keeps_its_deadline(self):
+        start = self.clock.now
+        stub = self._down_until(start + 60)
+        with self.assertRaises(exception.MagnumException):
+            self._call(stub, CONF.magnum_capi.status_timeout)
+        self.assertLessEqual(self.clock.now - start, CONF.magnum_capi.status_timeout)
+
+
 class DeadlineTest(unittest.TestCase):
 
     def test_work_out_of_time_does_not_blame_the_sidecar(self):
