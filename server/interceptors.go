@@ -58,19 +58,21 @@ func statusTransition(req, resp any) (from, to string, ok bool) {
 }
 
 // answerReserve is the part of the caller's deadline the handler leaves
-// for its answer to reach the caller: a dependency that hangs (an API server
-// that accepts connections and never answers) then comes back as an error
-// naming it, before the caller gives up on the sidecar and blames it.
-const answerReserve = 2 * time.Second
+// for what follows a failure (deleting a new application credential,
+// releasing the cluster's Lease, at most 2 s) and for its answer to reach
+// the caller: a dependency that hangs (an API server that accepts
+// connections and never answers) then comes back as an error naming it,
+// before the caller gives up on the sidecar and blames it.
+const answerReserve = 5 * time.Second
 
-// answerInTime is ctx ending answerReserve (at most a tenth of the time
+// answerInTime is ctx ending answerReserve (at most a quarter of the time
 // left) before the caller's deadline.
 func answerInTime(ctx context.Context) (context.Context, context.CancelFunc) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return context.WithCancel(ctx)
 	}
-	return context.WithDeadline(ctx, deadline.Add(-min(answerReserve, time.Until(deadline)/10)))
+	return context.WithDeadline(ctx, deadline.Add(-min(answerReserve, time.Until(deadline)/4)))
 }
 
 // unaryInterceptor logs each call with Magnum's request id and the cluster

@@ -236,9 +236,15 @@ func (l *Lock) Lost() <-chan struct{} { return l.lost }
 // ours can still reach the API server after we read the Lease (a renewal
 // whose caller gave up waiting for the answer), so a delete refused for a
 // stale resourceVersion reads the Lease again rather than leaving it behind.
+// ctx bounds it all, including a renewal in flight on a hung API server: a
+// Lease that could not be released expires after its TTL.
 func (l *Lock) Release(ctx context.Context) error {
 	l.stop()
-	<-l.done
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return fmt.Errorf("releasing lease %s: waiting for a renewal in flight: %w", l.key, ctx.Err())
+	}
 	var err error
 	for range releaseAttempts {
 		var lease coordinationv1.Lease
