@@ -10,28 +10,11 @@ from oslo_config import cfg
 from magnum_capi._grpc import grpc
 from magnum_capi import client
 from magnum_capi import errors
+from magnum_capi.tests.test_errors_api import _PeerError  # a status the sidecar sent
 
 CONF = cfg.CONF
 MANAGEMENT_API = "the management cluster's Kubernetes API is not answering"
 LOCKED = "another operation on this cluster is in progress; retry when it has finished"
-
-
-class _PeerError(grpc.RpcError):
-    """A status the sidecar sent, as gRPC core describes it."""
-
-    def __init__(self, code, details):
-        super().__init__()
-        self._code, self._details = code, details
-
-    def code(self):
-        return self._code
-
-    def details(self):
-        return self._details
-
-    def debug_error_string(self):
-        return ('UNKNOWN:Error received from peer unix:/run/x.sock '
-                '{grpc_message:"%s"}' % self._details)
 
 
 class _Stub(object):
