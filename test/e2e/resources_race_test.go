@@ -107,12 +107,17 @@ func TestOperationsWaitOrAbort(t *testing.T) {
 	}
 	revisionsA := len(history(t, stack.Env.Config, ns, aID))
 
+	// The waiting resize is Magnum's: the shim retries it if its wait for
+	// the Lease ends Aborted. Its budget is twice call_timeout: on a loaded
+	// machine (CI beside other test runs) B's resize alone took 30 s, and
+	// what is checked here is that A's resize waits and then succeeds.
 	waiting := make(chan error, 1)
 	go func() {
-		ctx, cancel := callCtx()
-		defer cancel()
-		_, err := other.Driver.ResizeCluster(ctx, a.resizeRequest(2))
-		waiting <- err
+		res := retryAsTheShim(time.Now().Add(90*time.Second), func(ctx context.Context) createResult {
+			_, err := other.Driver.ResizeCluster(ctx, a.resizeRequest(2))
+			return createResult{err: err}
+		}, t.Logf)
+		waiting <- res.err
 	}()
 
 	ctx, cancel := callCtx()
