@@ -13,7 +13,7 @@ func TestWithUpgradeBatch(t *testing.T) {
 		want    any // nodeGroupDefaults.rolloutStrategy; nil: not set
 		wantErr bool
 	}{
-		{"Magnum's default, one at a time", 1, map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 1, "maxSurge": 0, "deletePolicy": "Random"}}, false},
+		{"Magnum's default, one at a time: the chart's default", 1, nil, false},
 		{"five at a time", 5, map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": 5, "maxSurge": 0, "deletePolicy": "Random"}}, false},
 		{"not sent: the chart's default", 0, nil, false},
 		{"negative", -2, nil, true},

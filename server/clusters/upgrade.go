@@ -20,8 +20,8 @@ import (
 // plane already at or moving to the version, which checkUpgrade allows.
 //
 // maxBatchSize is Magnum's max_batch_size: how many machines of each node
-// group are replaced at a time (helmvalues.WithUpgradeBatch); 0 keeps the
-// chart's default of one.
+// group are replaced at a time (helmvalues.WithUpgradeBatch); 0 and 1 keep
+// the chart's default of one.
 func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, maxBatchSize int) (string, error) {
 	var wanted string
 	op, err := s.prepare(ctx, caller, spec, func(op *operation) error {
