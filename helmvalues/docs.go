@@ -68,7 +68,7 @@ func LabelsMarkdown() []byte {
 	p("- **Every label has a type.** A value that does not parse is an error naming the label, the value and what is expected; it is never silently replaced by a default. All problems of one request are reported together.\n")
 	p("- **Values are data.** No label value may contain `{{`, `{%%` or `{#` or control characters: the chart runs Helm's `tpl` on some values and the addon provider renders addon values as Jinja2.\n")
 	p("- **Plain names.** Values the chart writes unquoted into its templates (flavors, keypairs, availability zones, volume types, ids) must read back from YAML as the same string: no quotes, braces, brackets, `,` `#` `%%` `&` `*` `!` `|` `>` `\\`, no surrounding spaces, and nothing YAML reads as a number, boolean or null (a flavor id `2` or an availability zone `yes` is refused).\n")
-	p("- **Unknown labels** give a warning and are ignored; with the sidecar option `values.strictLabels` they are errors. Well-known labels of other Magnum drivers that have no effect here are listed below and always only warn.\n\n")
+	p("- **Unknown labels** give a warning and are ignored (a near miss of a label below is named: `did you mean boot_volume_size?`); with the sidecar option `values.strictLabels` they are errors. Well-known labels of other Magnum drivers that have no effect here are listed below and always only warn. The user sees these warnings in the cluster's `status_reason` (`openstack coe cluster show`) while it is created or updated, after what Cluster API is doing: `... (labels: label boot_volume_sise is not known to this driver and is ignored (did you mean boot_volume_size?))`.\n\n")
 
 	group := ""
 	for _, spec := range labelSpecs {

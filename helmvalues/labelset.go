@@ -48,32 +48,24 @@ func parseLabelValue(spec *labelSpec, raw string) (any, string) {
 // labels, reporting every problem at once.
 func (b *builder) resolveLabels() *labelSet {
 	tmpl := b.in.ClusterTemplate.Labels
-	merged := make(map[string]string, len(tmpl)+len(b.in.Cluster.Labels))
-	for k, v := range tmpl {
-		merged[k] = v
-	}
-	for k, v := range b.in.Cluster.Labels {
-		merged[k] = v
-	}
+	merged := mergeLabels(tmpl, b.in.Cluster.Labels)
 	b.mergedLabels = merged
 
 	for _, name := range sortedKeys(merged) {
+		note, unknown := labelNote(name, merged)
 		switch {
-		case labelRegistry[name] != nil:
-		case labelAliases[name] != "":
-			canonical := labelAliases[name]
-			if strings.TrimSpace(merged[canonical]) != "" {
-				b.warn("label %s is a deprecated name of %s, which is also set; %s is ignored", name, canonical, name)
-			} else {
-				b.warn("label %s is deprecated; use %s", name, canonical)
+		case unknown && b.cfg.StrictLabels:
+			expected := "a label this driver reads (see docs/labels.md): unknown labels are errors because the sidecar runs with values.strictLabels"
+			if near := nearestLabel(name); near != "" {
+				expected = fmt.Sprintf("a label this driver reads, such as %s (see docs/labels.md): unknown labels are errors because the sidecar runs with values.strictLabels", near)
 			}
-		case ignoredLabels[name] != "":
-			b.warn("label %s has no effect: %s", name, ignoredLabels[name])
-		case b.cfg.StrictLabels:
-			b.p.field("labels."+name, merged[name], "a label this driver reads (see docs/labels.md): unknown labels are errors because the sidecar runs with values.strictLabels")
-		default:
-			b.warn("label %s is not known to this driver and is ignored", name)
+			b.p.field("labels."+name, merged[name], expected)
+		case note != "":
+			b.warn("%s", note)
 		}
+	}
+	for _, note := range templateOnlyNotes(tmpl, b.in.Cluster.Labels) {
+		b.warn("%s", note)
 	}
 
 	ls := &labelSet{values: map[string]any{}, given: map[string]bool{}}
@@ -82,9 +74,6 @@ func (b *builder) resolveLabels() *labelSet {
 		source := merged
 		if spec.Scope == scopeTemplate {
 			source = tmpl
-			if c, t := strings.TrimSpace(b.in.Cluster.Labels[spec.Name]), strings.TrimSpace(tmpl[spec.Name]); c != "" && c != t {
-				b.warn("cluster label %s=%s is ignored: it is read from the cluster template only", spec.Name, c)
-			}
 		}
 		field, raw, given := "labels."+spec.Name, source[spec.Name], true
 		if strings.TrimSpace(raw) == "" {

@@ -3,9 +3,14 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
+	"net/url"
+	"syscall"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // Error classes are behaviours, not types: a package marks its errors with
@@ -19,11 +24,38 @@ type (
 	aborted            interface{ Aborted() bool }
 )
 
+// userMessager is an error whose text is for the operator (it names a
+// host, a pid, a URL) and that says what the user should read instead.
+type userMessager interface{ UserMessage() string }
+
+// managementAPIMessage is what the user reads when the management API is
+// down: its error names the API server's URL. The interceptor logs the error
+// itself with the request id.
+const managementAPIMessage = "the management cluster's Kubernetes API is not answering"
+
 // codeOf is the gRPC code for err.
 func codeOf(err error) codes.Code {
 	if s, ok := status.FromError(err); ok && s.Code() != codes.Unknown {
 		return s.Code()
 	}
+	if c, ok := classOf(err); ok {
+		return c
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return codes.Canceled
+	case managementAPIDown(err):
+		return codes.Unavailable
+	case errors.Is(err, context.DeadlineExceeded):
+		return codes.DeadlineExceeded
+	}
+	return codes.Internal
+}
+
+// classOf is the code of the class err declares, if any. Classes come
+// first: an error that says what went wrong (a held lock, a syncing cache,
+// OpenStack down) is more useful than the deadline it ran into.
+func classOf(err error) (codes.Code, bool) {
 	var (
 		ia invalidArgument
 		fp failedPrecondition
@@ -31,30 +63,71 @@ func codeOf(err error) codes.Code {
 		un unavailable
 		ab aborted
 	)
-	// Classes first: an error that says what went wrong (a held lock, a
-	// syncing cache) is more useful than the deadline it ran into.
 	switch {
 	case errors.As(err, &ia) && ia.InvalidArgument():
-		return codes.InvalidArgument
+		return codes.InvalidArgument, true
 	case errors.As(err, &fp) && fp.FailedPrecondition():
-		return codes.FailedPrecondition
+		return codes.FailedPrecondition, true
 	case errors.As(err, &nf) && nf.NotFound():
-		return codes.NotFound
+		return codes.NotFound, true
 	case errors.As(err, &un) && un.Unavailable():
-		return codes.Unavailable
+		return codes.Unavailable, true
 	case errors.As(err, &ab) && ab.Aborted():
-		return codes.Aborted
-	case errors.Is(err, context.Canceled):
-		return codes.Canceled
-	case errors.Is(err, context.DeadlineExceeded):
-		return codes.DeadlineExceeded
+		return codes.Aborted, true
 	}
-	return codes.Internal
+	return codes.Unknown, false
 }
 
+// managementAPIDown reports whether err is the management cluster's API
+// server not answering usefully: 5xx, 429, a server-side timeout, or a
+// transport failure (refused, reset, closed early, no answer before the
+// call's deadline). Retrying later can succeed, so it is Unavailable, not
+// Internal. It is asked only of errors no adapter classified: OpenStack's
+// and the chart repositories' transport failures carry their own class, so
+// an unclassified one is the management API's (client-go, Helm's storage).
+func managementAPIDown(err error) bool {
+	if apiStatus := apierrors.APIStatus(nil); errors.As(err, &apiStatus) {
+		code := apiStatus.Status().Code
+		return code >= 500 || code == 429 || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err)
+	}
+	// Not net.Error: context.DeadlineExceeded is one, and a deadline met
+	// outside a request (waiting for a Lease, for Helm) is not an outage.
+	var (
+		urlErr *url.Error
+		opErr  *net.OpError
+	)
+	return errors.As(err, &urlErr) || errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// userMessage is the status message for err with code c: the error's own
+// text (it names the field, value and expectation for invalid arguments,
+// and never carries secrets), except where that text is the operator's.
+func userMessage(err error, c codes.Code) string {
+	var um userMessager
+	if errors.As(err, &um) {
+		return um.UserMessage()
+	}
+	if _, classified := classOf(err); !classified && c == codes.Unavailable {
+		return managementAPIMessage
+	}
+	return err.Error()
+}
+
+// statusError is the gRPC error for a domain error, which it keeps for the
+// interceptor's log line (the status message may leave out what only the
+// operator should read).
+type statusError struct {
+	st    *status.Status
+	cause error
+}
+
+func (e *statusError) Error() string              { return e.st.Err().Error() }
+func (e *statusError) GRPCStatus() *status.Status { return e.st }
+func (e *statusError) Unwrap() error              { return e.cause }
+
 // toStatus turns a domain error into the gRPC error the shim maps to a
-// Magnum exception. The message is the error's own text: it names the field,
-// value and expectation for invalid arguments, and never carries secrets.
+// Magnum exception.
 func toStatus(err error) error {
 	if err == nil {
 		return nil
@@ -62,5 +135,15 @@ func toStatus(err error) error {
 	if s, ok := status.FromError(err); ok && s.Code() != codes.Unknown {
 		return err
 	}
-	return status.Error(codeOf(err), err.Error())
+	c := codeOf(err)
+	return &statusError{st: status.New(c, userMessage(err, c)), cause: err}
+}
+
+// causeOf is the domain error behind a status toStatus made, for the log.
+func causeOf(err error) error {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.cause
+	}
+	return err
 }

@@ -57,6 +57,24 @@ func statusTransition(req, resp any) (from, to string, ok bool) {
 	return q.GetSpec().GetCluster().GetStatus(), a.GetStatus().GetStatus(), true
 }
 
+// answerReserve is the part of the caller's deadline the handler leaves
+// for what follows a failure (deleting a new application credential,
+// releasing the cluster's Lease, at most 2 s) and for its answer to reach
+// the caller: a dependency that hangs (an API server that accepts
+// connections and never answers) then comes back as an error naming it,
+// before the caller gives up on the sidecar and blames it.
+const answerReserve = 5 * time.Second
+
+// answerInTime is ctx ending answerReserve (at most a quarter of the time
+// left) before the caller's deadline.
+func answerInTime(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-min(answerReserve, time.Until(deadline)/4)))
+}
+
 // unaryInterceptor logs each call with Magnum's request id and the cluster
 // uuid, turns panics into Internal errors (a bug must not kill the sidecar
 // for every other cluster), and reports the outcome. Request bodies are
@@ -72,6 +90,8 @@ func unaryInterceptor(log *slog.Logger, observe observer, transition transitionO
 			l = l.With("cluster_uuid", uuid)
 		}
 		ctx = context.WithValue(ctx, loggerKey{}, l)
+		ctx, cancel := answerInTime(ctx)
+		defer cancel()
 		start := time.Now()
 		defer func() {
 			if r := recover(); r != nil {
@@ -91,9 +111,9 @@ func unaryInterceptor(log *slog.Logger, observe observer, transition transitionO
 			case codes.OK:
 				l.Debug("call", attrs...)
 			case codes.InvalidArgument, codes.FailedPrecondition, codes.NotFound, codes.Aborted:
-				l.Info("call refused", append(attrs, "err", status.Convert(err).Message())...)
+				l.Info("call refused", append(attrs, "err", causeOf(err).Error())...)
 			default:
-				l.Error("call failed", append(attrs, "err", status.Convert(err).Message())...)
+				l.Error("call failed", append(attrs, "err", causeOf(err).Error())...)
 			}
 		}()
 		return handler(ctx, req)

@@ -144,9 +144,12 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
 
     timeout bounds the whole call, retries included: Magnum's synchronous
     RPCs (upgrade, CA rotation) must answer within rpc_response_timeout
-    however the sidecar misbehaves. An unavailable sidecar is retried with
-    backoff while the budget allows, then logged with the address Magnum
-    was configured with and reported to the user without it. Every gRPC error becomes the Magnum exception the
+    however the sidecar misbehaves. A call that ends UNAVAILABLE (the
+    sidecar, the management API or OpenStack down) or ABORTED (another
+    operation holds the cluster) is retried with backoff while the budget
+    allows (errors.RETRIED), then logged with the address Magnum was
+    configured with and the sidecar's detail, and reported to the user
+    without them. Every gRPC error becomes the Magnum exception the
     conductor and API know how to show (see errors.py); crosses_api marks
     a synchronous Magnum RPC whose error magnum-api shows to the user.
     """
@@ -154,6 +157,8 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
     attempts = conf.unavailable_retries + 1
     backoff = conf.retry_backoff
     deadline = time.monotonic() + timeout
+    # The sidecar logs the cause under the same request id.
+    request_id = dict(metadata).get("x-openstack-request-id", "-")
     for attempt in range(1, attempts + 1):
         remaining = deadline - time.monotonic()
         try:
@@ -166,7 +171,7 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
         except grpc.RpcError as e:
             code = e.code() if hasattr(e, "code") else None
             retry = (
-                code == grpc.StatusCode.UNAVAILABLE
+                code in errors.RETRIED
                 and attempt < attempts
                 and deadline - time.monotonic() > backoff
             )
@@ -174,19 +179,22 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
                 # The operator's detail; the exception is the tenant's.
                 LOG.error(
                     "magnum-capi sidecar at %s: %s ended %s after %d "
-                    "attempt(s) within %.0fs: %s",
+                    "attempt(s) within %.0fs (request %s): %s",
                     conf.sidecar_address, method, code, attempt, timeout,
+                    request_id,
                     e.details() if hasattr(e, "details") else e,
                 )
                 raise errors.from_rpc_error(
                     e, method, timeout, attempt, crosses_api=crosses_api,
                 )
             LOG.warning(
-                "magnum-capi sidecar at %s unavailable (%s); retrying "
-                "%s in %.1fs (attempt %d of %d)",
+                "magnum-capi sidecar at %s: %s ended %s (%s; request %s); "
+                "retrying in %.1fs (attempt %d of %d)",
                 conf.sidecar_address,
-                e.details(),
                 method,
+                code,
+                e.details(),
+                request_id,
                 backoff,
                 attempt,
                 attempts,

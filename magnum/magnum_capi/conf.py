@@ -43,11 +43,16 @@ OPTS = [
     ),
     cfg.IntOpt(
         "unavailable_retries",
-        default=3,
+        default=6,
         min=0,
-        help="How many times a call is retried when the sidecar is "
-        "unavailable (restarting, socket not there yet) before Magnum is "
-        "given an error naming the sidecar address.",
+        help="How many times a call is retried, within its deadline, when "
+        "the sidecar is unavailable (restarting, socket not there yet), "
+        "reports a dependency unavailable (the management cluster's API, "
+        "OpenStack) or another operation on the cluster in progress, before "
+        "Magnum is given an error naming what failed. With retry_backoff 0.5 "
+        "the default rides out about 30 s (a restart of the sidecar or of "
+        "the management cluster's API server) where the call's deadline "
+        "allows; status calls stop at status_timeout.",
     ),
     cfg.FloatOpt(
         "retry_backoff",

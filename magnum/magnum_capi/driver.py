@@ -167,8 +167,10 @@ class Driver(driver.Driver):
         cluster's status as it was (Magnum 15-17 set UPDATE_FAILED on any
         exception; a resize to the same size recovers from that).
 
-        max_batch_size and nodegroup are not used: Cluster API rolls the
-        control plane, then the node groups, by the chart's rollout rules.
+        max_batch_size is how many machines of each node group Cluster API
+        replaces at a time (the MachineDeployments' rolling update); the
+        control plane rolls one machine at a time. nodegroup is sent but not
+        yet used: every node group moves to the template.
         """
         # The request describes the cluster as it will be; the objects are
         # changed only once the sidecar accepted it.

@@ -40,8 +40,21 @@ def _literal(message):
     return message.replace("%", "%%")
 
 
-# What a user can do when the sidecar cannot be reached or does not answer.
+# What a user can do when the sidecar, or a dependency of it, cannot be
+# reached or does not answer.
 _RETRY_LATER = "retry later, and tell the cloud operator if it persists"
+
+# Codes worth the same call again after a pause, within its deadline: the
+# sidecar (or the management API, or OpenStack) is down or restarting
+# (UNAVAILABLE), or another operation on the cluster holds its Lease
+# (ABORTED). Nothing was changed by the failed attempt.
+RETRIED = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED)
+
+
+def _sentence(text):
+    """text as the start of a sentence: "the management cluster's ..."
+    becomes "The management cluster's ..."."""
+    return text[:1].upper() + text[1:]
 
 
 def answered_by_sidecar(err):
@@ -67,11 +80,20 @@ def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False):
     if code == grpc.StatusCode.FAILED_PRECONDITION:
         message = details
     elif code == grpc.StatusCode.UNAVAILABLE and answered_by_sidecar(err):
-        # A dependency of the sidecar is down; its message names it.
-        message = "%s (%s)" % (details, tries)
+        # A dependency of the sidecar is down (the management cluster's
+        # API, OpenStack); its message names it, without addresses.
+        message = "%s (%s): %s" % (_sentence(details), tries, _RETRY_LATER)
     elif code == grpc.StatusCode.UNAVAILABLE:
         message = ("The magnum-capi sidecar is unavailable (%s): %s"
                    % (tries, _RETRY_LATER))
+    elif code == grpc.StatusCode.ABORTED:
+        # Another operation on the cluster held it for the whole deadline;
+        # the sidecar's message says so and what to do.
+        message = "%s (%s)" % (_sentence(details), tries)
+    elif code == grpc.StatusCode.DEADLINE_EXCEEDED and answered_by_sidecar(err):
+        # The sidecar answered: its work, not the sidecar, ran out of time.
+        message = ("%s did not finish within %.0fs: %s"
+                   % (method, timeout, _RETRY_LATER))
     elif code == grpc.StatusCode.DEADLINE_EXCEEDED:
         message = ("The magnum-capi sidecar did not answer %s within %.0fs: %s"
                    % (method, timeout, _RETRY_LATER))

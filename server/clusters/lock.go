@@ -13,10 +13,16 @@ import (
 
 // lockWaitReserve is the part of the caller's remaining time not spent
 // waiting for another operation's Lease: the operation itself needs it, and
-// if the Lease is not free by then the caller should get our answer (Aborted,
-// naming the holder) rather than its own deadline expiring unexplained.
-// Magnum's RPC timeout is 60 s, so a call waits up to about 45 s.
+// if the Lease is not free by then the caller should get our answer (Aborted;
+// the log names the holder) rather than its own deadline expiring unexplained.
+// With the shim's call_timeout of 45 s, less the 5 s the sidecar keeps for
+// its answer (server's answerReserve), a call waits up to about 25 s.
 const lockWaitReserve = 15 * time.Second
+
+// lockReleaseTimeout bounds releasing the Lease after an operation; it fits
+// in the part of the caller's deadline the sidecar keeps for its answer
+// (server's answerReserve).
+const lockReleaseTimeout = 2 * time.Second
 
 // withLock runs fn holding the cluster's Lease in its namespace (created if
 // missing: the Lease lives there). Operations on one cluster are thereby
@@ -61,8 +67,12 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 	}()
 	err = fn(opCtx)
 	// Release even when ctx is done: a Lease left behind makes the next
-	// operation wait for its TTL.
-	if rerr := lock.Release(context.WithoutCancel(ctx)); rerr != nil {
+	// operation wait for its TTL. But not for long: on a hung API server the
+	// caller must still get our answer (Unavailable) before its deadline.
+	releaseCtx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), lockReleaseTimeout)
+	rerr := lock.Release(releaseCtx)
+	cancelRelease()
+	if rerr != nil {
 		s.log.WarnContext(ctx, "releasing the cluster lease", "stack_id", spec.Cluster.StackID, "err", rerr)
 	}
 	select {

@@ -23,7 +23,7 @@ const (
 func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
 	if spec.Cluster.StackID == "" {
 		if !strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
-			return s.statusWithoutRelease(spec), nil
+			return withLabelNotes(spec, s.statusWithoutRelease(spec)), nil
 		}
 		if err := namedForDelete(&spec); err != nil {
 			return capistatus.Result{}, err
@@ -52,7 +52,7 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 		s.forgetDeployed(spec.Cluster.StackID)
 		s.deletes.forget(spec.Cluster.StackID)
 	}
-	return res, nil
+	return withLabelNotes(spec, res), nil
 }
 
 // completes reports whether res moves the cluster or one of its node groups

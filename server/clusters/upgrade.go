@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
 // Upgrade moves the cluster to the template in spec (new image, so new
@@ -16,9 +18,16 @@ import (
 //
 // Idempotent: retried, it renders the same values and finds the control
 // plane already at or moving to the version, which checkUpgrade allows.
-func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec) (string, error) {
+//
+// maxBatchSize is Magnum's max_batch_size: how many machines of each node
+// group are replaced at a time (helmvalues.WithUpgradeBatch); 0 and 1 keep
+// the chart's default of one.
+func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, maxBatchSize int) (string, error) {
 	var wanted string
 	op, err := s.prepare(ctx, caller, spec, func(op *operation) error {
+		if err := helmvalues.WithUpgradeBatch(op.values.values, maxBatchSize); err != nil {
+			return err
+		}
 		wanted, _ = op.values.values["kubernetesVersion"].(string)
 		objs, err := op.mc.Cache.Objects(ctx, op.ns, op.stackID())
 		if err != nil {

@@ -33,6 +33,12 @@ func (e *LockedError) Error() string {
 
 func (e *LockedError) Unwrap() error { return e.Err }
 
+// UserMessage is what Magnum's user reads: the Lease and its holder (the
+// sidecar's host and pid) are for the operator's log.
+func (e *LockedError) UserMessage() string {
+	return "another operation on this cluster is in progress; retry when it has finished"
+}
+
 // Aborted classifies the error for the gRPC boundary: retry later.
 func (e *LockedError) Aborted() bool { return true }
 
@@ -73,17 +79,25 @@ func (c *Cluster) AcquireLock(ctx context.Context, req LockRequest, log *slog.Lo
 	}
 	key := client.ObjectKey{Namespace: req.Namespace, Name: LeasePrefix + req.Name}
 	wait := 100 * time.Millisecond
+	var held leaseState // the holder last seen
 	for {
 		current, err := c.tryAcquire(ctx, key, req)
 		if err == nil {
 			return c.startRenewing(key, req, log), nil
 		}
-		if !errors.Is(err, errHeld) {
+		if errors.Is(err, errHeld) {
+			held = current
+		} else if ctx.Err() == nil || held.holder == "" {
 			return nil, err
+		}
+		// The wait ended during a read, or during the pause between two:
+		// either way the Lease was held the whole time, not the API down.
+		if ctx.Err() != nil {
+			return nil, &LockedError{Lease: key.Name, Holder: held.holder, Since: held.since, Err: ctx.Err()}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, &LockedError{Lease: key.Name, Holder: current.holder, Since: current.since, Err: ctx.Err()}
+			return nil, &LockedError{Lease: key.Name, Holder: held.holder, Since: held.since, Err: ctx.Err()}
 		case <-time.After(wait + time.Duration(rand.Int64N(int64(wait)))):
 		}
 		if wait < time.Second {
@@ -222,9 +236,15 @@ func (l *Lock) Lost() <-chan struct{} { return l.lost }
 // ours can still reach the API server after we read the Lease (a renewal
 // whose caller gave up waiting for the answer), so a delete refused for a
 // stale resourceVersion reads the Lease again rather than leaving it behind.
+// ctx bounds it all, including a renewal in flight on a hung API server: a
+// Lease that could not be released expires after its TTL.
 func (l *Lock) Release(ctx context.Context) error {
 	l.stop()
-	<-l.done
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return fmt.Errorf("releasing lease %s: waiting for a renewal in flight: %w", l.key, ctx.Err())
+	}
 	var err error
 	for range releaseAttempts {
 		var lease coordinationv1.Lease

@@ -3,13 +3,16 @@ package kube
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -212,4 +215,53 @@ type beforeDelete struct {
 func (b beforeDelete) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	b.hook(ctx, b.Client, obj)
 	return b.Client.Delete(ctx, obj, opts...)
+}
+
+// slowReads delays every Lease read after the first by longer than a
+// waiter's deadline, so the deadline falls during a read, not between two.
+type slowReads struct {
+	next  http.RoundTripper
+	reads atomic.Int32
+}
+
+func (s *slowReads) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/leases/") && s.reads.Add(1) > 1 {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+	}
+	return s.next.RoundTrip(r)
+}
+
+// TestLeaseWaitEndingDuringARead: a waiter whose deadline passes while it
+// reads the Lease (a slow or loaded API server) is told the Lease is held
+// (Aborted, retried by the shim), not handed the cut read's error (which
+// would read as the management API being down).
+func TestLeaseWaitEndingDuringARead(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	req := func(holder string) LockRequest {
+		return LockRequest{Namespace: ns, Name: "slow", Holder: holder, TTL: time.Minute}
+	}
+	held, err := leaseClient(t).AcquireLock(ctx, req("sidecar-a/op1"), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = held.Release(ctx) }()
+
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return &slowReads{next: rt} }
+	slow, err := Connect("slow", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	_, err = slow.AcquireLock(short, req("sidecar-b/op2"), quiet)
+	var locked *LockedError
+	if !errors.As(err, &locked) || locked.Holder != "sidecar-a/op1" {
+		t.Fatalf("a wait ending during a read: %v, want a LockedError naming sidecar-a/op1", err)
+	}
 }

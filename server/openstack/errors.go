@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/gophercloud/gophercloud/v2"
 )
@@ -40,8 +41,13 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
-	return fmt.Sprintf("openstack %s unavailable (%s): %s", e.Service, e.Op, e.Detail)
+	return fmt.Sprintf("OpenStack %s service unavailable (%s): %s", e.Service, e.Op, e.Detail)
 }
+
+// UserMessage is the error's text without what the sidecar was doing
+// around it (the log has that): it names OpenStack's service, never its
+// endpoint.
+func (e *UnavailableError) UserMessage() string { return e.Error() }
 
 // Unavailable marks a transient failure.
 func (e *UnavailableError) Unavailable() bool { return true }
@@ -130,10 +136,16 @@ func (e *CloudsYAMLError) FailedPrecondition() bool { return true }
 // apiError turns a gophercloud or network error into one of the classes.
 // Statuses the caller handles itself (404 for a look-up, 403 for a delete)
 // are checked before calling it. ctx decides whether a deadline was the
-// caller's (returned as is) or OpenStack's slowness (Unavailable).
+// caller's cancellation (returned as is) or OpenStack's slowness
+// (Unavailable).
 func apiError(ctx context.Context, service, op, identity string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The sidecar answers before the caller's deadline (its handlers'
+		// context ends first), so this is OpenStack not answering in time.
+		return &UnavailableError{Service: service, Op: op, Detail: "no answer within the call's time", Err: err}
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("openstack %s (%s): %w", service, op, err)
@@ -187,16 +199,30 @@ func isNetworkError(err error) bool {
 		errors.Is(err, context.DeadlineExceeded)
 }
 
+// networkDetail says what went wrong without the endpoint's URL or host
+// name (the message reaches tenants; the log has the whole error).
 func networkDetail(err error) string {
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
+	var (
+		netErr net.Error
+		dnsErr *net.DNSError
+	)
+	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
 		return "timed out"
+	case errors.As(err, &dnsErr):
+		return "its endpoint's host name does not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "connection closed before an answer"
 	}
 	var opErr *net.OpError
-	if errors.As(err, &opErr) {
+	if errors.As(err, &opErr) && opErr.Err != nil {
 		return opErr.Err.Error()
 	}
-	return err.Error()
+	return "connection failed"
 }
 
 var (

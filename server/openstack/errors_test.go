@@ -3,7 +3,9 @@ package openstack
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +28,7 @@ func TestFactsErrorClasses(t *testing.T) {
 	}{
 		{name: "glance 503 from the load balancer", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.ImageService, openstackfake.Failure{Status: 503})
-		}, class: "Unavailable", errHas: "openstack image unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack image service unavailable"},
 		{name: "neutron 500", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.NetworkService, openstackfake.Failure{Status: 500})
 		}, class: "Unavailable", errHas: "internal server error while processing your request"},
@@ -38,13 +40,13 @@ func TestFactsErrorClasses(t *testing.T) {
 		}, class: "Unavailable", errHas: "timed out"},
 		{name: "glance drops connections", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.ImageService, openstackfake.Failure{Drop: true})
-		}, class: "Unavailable", errHas: "openstack image unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack image service unavailable"},
 		{name: "keystone 503", setup: func(c *fakeCloud) {
 			c.fake.Fail(openstackfake.IdentityService, openstackfake.Failure{Status: 503})
-		}, class: "Unavailable", errHas: "openstack identity unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack identity service unavailable"},
 		{name: "keystone unreachable", setup: func(c *fakeCloud) {
 			c.caller.AuthURL = closedURL(t) + "/v3"
-		}, class: "Unavailable", errHas: "openstack identity unavailable"},
+		}, class: "Unavailable", errHas: "OpenStack identity service unavailable"},
 		{name: "token keystone does not know", setup: func(c *fakeCloud) {
 			c.caller.AuthToken = "gAAAAAB-revoked-token"
 		}, class: "FailedPrecondition", errHas: "user token was refused"},
@@ -122,6 +124,8 @@ func TestAPIErrorClasses(t *testing.T) {
 	}
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
+	expired, cancelExpired := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancelExpired()
 	tests := []struct {
 		name  string
 		ctx   context.Context
@@ -137,6 +141,9 @@ func TestAPIErrorClasses(t *testing.T) {
 		{"endpoint missing", context.Background(), &gophercloud.ErrEndpointNotFound{}, "FailedPrecondition", "catalog"},
 		{"connection refused", context.Background(), &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}, "Unavailable", "connection refused"},
 		{"caller canceled", canceled, context.Canceled, "Internal", "context canceled"},
+		{"no answer in time", expired, &url.Error{Op: "Get", URL: "http://nova.internal:8774/v2.1/flavors", Err: context.DeadlineExceeded}, "Unavailable", "no answer within the call's time"},
+		{"closed early", context.Background(), &url.Error{Op: "Get", URL: "http://nova.internal:8774/v2.1/flavors", Err: io.EOF}, "Unavailable", "connection closed before an answer"},
+		{"unresolvable", context.Background(), &url.Error{Op: "Get", URL: "http://nova.internal:8774/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Name: "nova.internal", Err: "no such host"}}}, "Unavailable", "does not resolve"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +153,10 @@ func TestAPIErrorClasses(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.text) {
 				t.Fatalf("error %q does not say %q", err, tt.text)
+			}
+			// Unavailable reaches tenants: no endpoint URL or host name.
+			if tt.class == "Unavailable" && (strings.Contains(err.Error(), "nova.internal") || strings.Contains(err.Error(), "http://")) {
+				t.Fatalf("error %q names the endpoint", err)
 			}
 			var missing *gophercloud.ErrEndpointNotFound
 			if !errors.As(tt.err, &missing) && !errors.Is(err, tt.err) && !errors.As(err, new(gophercloud.ErrUnexpectedResponseCode)) {

@@ -323,7 +323,7 @@ func TestServiceIdentityFailures(t *testing.T) {
 		errHas string
 	}{
 		{"wrong password", Config{CloudsFile: write("wrong.yaml", rc.k.AuthURL, "not-the-password"), Cloud: "magnum"}, "FailedPrecondition", "service identity"},
-		{"keystone unreachable", Config{CloudsFile: write("down.yaml", closedURL(t)+"/v3", "x"), Cloud: "magnum"}, "Unavailable", "openstack identity unavailable"},
+		{"keystone unreachable", Config{CloudsFile: write("down.yaml", closedURL(t)+"/v3", "x"), Cloud: "magnum"}, "Unavailable", "OpenStack identity service unavailable"},
 		{"no service identity configured", Config{}, "FailedPrecondition", "openstack.cloudsFile"},
 	}
 	for _, tt := range tests {

@@ -44,6 +44,13 @@ func (e *NotSyncedError) Error() string {
 	return msg
 }
 
+// UserMessage is what Magnum's user reads: the management cluster's name
+// and the last error (which may name the API server's URL) are for the
+// operator's log.
+func (e *NotSyncedError) UserMessage() string {
+	return "the magnum-capi sidecar's view of the management cluster is still syncing"
+}
+
 // Unavailable classifies the error for the gRPC boundary: retry shortly.
 func (e *NotSyncedError) Unavailable() bool { return true }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,12 +46,14 @@ func TestReliabilityAPIServerRestart(t *testing.T) {
 	// management cluster: what counts is that this create adds nothing there.
 	before := footprintOf(t, c.owner())
 
+	// One create as the shim makes it: its first attempt is cut by the
+	// outage, its retries run during the outage and after it.
 	first := make(chan createResult, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
-		first <- createResult{resp.GetStackId(), err}
+		first <- retryAsTheShim(time.Now().Add(createBudget), func(ctx context.Context) createResult {
+			resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+			return createResult{stackID: resp.GetStackId(), err: err}
+		}, t.Logf)
 	}()
 	lease := waitNewLease(t, kc, ns, leasesBefore, first)
 	t.Logf("create holds Lease %s; killing kube-apiserver for %s", lease, apiServerDown)
@@ -72,19 +76,15 @@ func TestReliabilityAPIServerRestart(t *testing.T) {
 
 	res := <-first
 	stackID := strings.TrimPrefix(lease, kube.LeasePrefix)
-	t.Logf("the interrupted create answered: stack_id %q, err %v", res.stackID, res.err)
-	attempts := 1
-	for res.err != nil {
-		if attempts == 10 {
-			t.Fatalf("create still failing after %d attempts: %v", attempts, res.err)
+	attempts := res.attempts
+	for _, m := range res.messages {
+		// Tenants read these (status_reason): no address of the management API.
+		if host := strings.TrimPrefix(stack.Env.Config.Host, "https://"); strings.Contains(m, host) {
+			t.Errorf("a create attempt's message names the management API's address %s: %q", host, m)
 		}
-		time.Sleep(time.Second)
-		attempts++
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
-		cancel()
-		res = createResult{resp.GetStackId(), err}
-		t.Logf("create attempt %d: stack_id %q, err %v", attempts, res.stackID, res.err)
+	}
+	if res.err != nil {
+		t.Fatalf("the create failed after %d attempt(s), as the shim would report it: %v", attempts, res.err)
 	}
 	if res.stackID != stackID {
 		t.Fatalf("the create answered stack_id %q, but the Lease was %s", res.stackID, lease)
@@ -149,9 +149,50 @@ func TestReliabilityAPIServerRestart(t *testing.T) {
 	}
 }
 
+// The shim's retry policy (magnum_capi/client.py, errors.RETRIED, and the
+// defaults of [magnum_capi] unavailable_retries and retry_backoff): only
+// UNAVAILABLE and ABORTED are retried, after a backoff that doubles, within
+// the call's deadline. createBudget stands for create_call_timeout (300 s),
+// shortened for the test.
+const (
+	shimRetries  = 6
+	shimBackoff  = 500 * time.Millisecond
+	createBudget = 2 * time.Minute
+)
+
+// retryAsTheShim makes one call as the shim does: again after a backoff
+// while an attempt ends UNAVAILABLE or ABORTED, until the retries or the
+// deadline run out. Any other code ends it (Magnum would mark the cluster
+// CREATE_FAILED). The result carries the number of attempts and every
+// attempt's status message.
+func retryAsTheShim(deadline time.Time, call func(context.Context) createResult, logf func(string, ...any)) createResult {
+	backoff := shimBackoff
+	var messages []string
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		res := call(ctx)
+		cancel()
+		res.attempts, res.messages = attempt, messages
+		logf("attempt %d: stack_id %q, err %v", attempt, res.stackID, res.err)
+		if res.err == nil {
+			return res
+		}
+		s, _ := status.FromError(res.err)
+		messages = append(messages, s.Message())
+		res.messages = messages
+		if (s.Code() != codes.Unavailable && s.Code() != codes.Aborted) || attempt > shimRetries || time.Until(deadline) <= backoff {
+			return res
+		}
+		time.Sleep(backoff)
+		backoff *= 2
+	}
+}
+
 type createResult struct {
-	stackID string
-	err     error
+	stackID  string
+	err      error
+	attempts int
+	messages []string
 }
 
 func leaseNames(t *testing.T, kc client.Client, ns string) map[string]bool {

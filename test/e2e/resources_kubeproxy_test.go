@@ -69,16 +69,22 @@ func startKubeProxy(t *testing.T, cfg *rest.Config) *kubeProxy {
 	})}
 	go func() { _ = p.srv.Serve(ln) }()
 	t.Cleanup(func() {
-		p.mu.Lock()
-		select {
-		case <-p.release:
-		default:
-			close(p.release)
-		}
-		p.mu.Unlock()
+		p.releaseAll()
 		_ = p.srv.Close()
 	})
 	return p
+}
+
+// releaseAll answers every held request (503) and forwards all from now on.
+func (p *kubeProxy) releaseAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.release:
+	default:
+		close(p.release)
+	}
+	p.trap = nil
 }
 
 // arm makes the next request trap matches the one that is held; Trapped

@@ -83,7 +83,8 @@ class TenantMessageTest(unittest.TestCase):
         err = errors.from_rpc_error(
             _PeerError(grpc.StatusCode.UNAVAILABLE, "Keystone is unavailable: connection refused"),
             "CreateCluster", 300, 2)
-        self.assertEqual("Keystone is unavailable: connection refused (CreateCluster, 2 attempts)", str(err))
+        self.assertEqual("Keystone is unavailable: connection refused (CreateCluster, 2 attempts): "
+                         "retry later, and tell the cloud operator if it persists", str(err))
 
 
 if __name__ == "__main__":

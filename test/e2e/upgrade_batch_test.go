@@ -1,0 +1,63 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+)
+
+// TestUpgradeHonoursMaxBatchSize: Magnum's upgrade max_batch_size becomes
+// how many machines of each node group Cluster API replaces at a time (the
+// MachineDeployments' rolling update: maxUnavailable, no surge), where
+// before every upgrade rolled one machine at a time whatever the user
+// asked.
+func TestUpgradeHonoursMaxBatchSize(t *testing.T) {
+	c := newCluster(t, "batch", "v1.33.2", 3)
+	c.create(t, driver)
+	t.Cleanup(func() { c.remove(t, driver) })
+	if got := rollingUpdate(t, c, "default-worker"); got["maxUnavailable"] != int64(1) {
+		t.Fatalf("before the upgrade the workers' rolling update is %v, want the chart's maxUnavailable 1", got)
+	}
+
+	tmpl := c.spec.ClusterTemplate
+	tmpl.Uuid, tmpl.Name, tmpl.ImageId = uuid.NewString(), "k8s-v1.34.1", stack.Info.Images["v1.34.1"]
+	c.spec.Cluster.ClusterTemplateId = tmpl.Uuid
+	for _, ng := range c.spec.Nodegroups {
+		ng.ImageId = tmpl.ImageId
+	}
+	c.setStatus("UPDATE_IN_PROGRESS")
+	ctx, cancel := callCtx()
+	_, err := driver.UpgradeCluster(ctx, &pb.UpgradeClusterRequest{Context: c.ctx, Spec: c.spec, MaxBatchSize: 3})
+	cancel()
+	if err != nil {
+		t.Fatalf("UpgradeCluster: %v", err)
+	}
+	if got := rollingUpdate(t, c, "default-worker"); got["maxUnavailable"] != int64(3) || got["maxSurge"] != int64(0) {
+		t.Errorf("after an upgrade with max_batch_size 3 the workers' rolling update is %v, want maxUnavailable 3, maxSurge 0", got)
+	}
+	c.waitFor(t, "UPDATE_COMPLETE", 4*time.Minute)
+}
+
+// rollingUpdate is spec.strategy.rollingUpdate of a node group's
+// MachineDeployment, as the chart writes it (v1beta1).
+func rollingUpdate(t *testing.T, c *cluster, group string) map[string]any {
+	t.Helper()
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineDeploymentList"})
+	if err := stack.Env.Client.List(context.Background(), list, client.InNamespace(projectNamespace()),
+		client.MatchingLabels{"capi.stackhpc.com/cluster": c.spec.Cluster.StackId, "capi.stackhpc.com/node-group": group}); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		t.Fatalf("%d MachineDeployments of node group %s", len(list.Items), group)
+	}
+	got, _, _ := unstructured.NestedMap(list.Items[0].Object, "spec", "strategy", "rollingUpdate")
+	return got
+}
