@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
@@ -25,6 +27,20 @@ func newCluster(b testing.TB, w *world, name string, workers int32) *cluster {
 }
 
 const kubeVersion = "v1.33.2"
+
+// batch is n clusters named prefix-000… (one control plane machine and one
+// worker each) sharing one token and one set of authorities: minting n of
+// each would measure Keystone and key generation, not the sidecar.
+func batch(b testing.TB, w *world, prefix string, n int) []*cluster {
+	b.Helper()
+	proto := newCluster(b, w, prefix, 1)
+	clusters := make([]*cluster, n)
+	for i := range clusters {
+		spec := specFor(w, fmt.Sprintf("%s-%03d", prefix, i), uuid.NewString(), w.stack.Info.Project.ID, 1)
+		clusters[i] = &cluster{harness.ClusterRequest{Spec: spec, Context: proto.Context, Certs: proto.Certs}}
+	}
+	return clusters
+}
 
 // specFor is the ClusterSpec Magnum sends for a cluster in project.
 func specFor(w *world, name, id, project string, workers int32) *pb.ClusterSpec {

@@ -13,14 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/google/uuid"
-
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
-	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // BenchmarkCreateConcurrent is issue 9's concurrency target: 200
@@ -36,13 +33,7 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	n := envInt(b, "MAGNUM_CAPI_BENCH_CONCURRENT", 200)
 	ns := helmvalues.Namespace("magnum", w.stack.Info.Project.ID)
 
-	// One token and one set of authorities for all: minting 200 of each
-	// would measure Keystone and key generation, not the sidecar.
-	proto := newCluster(b, w, "concurrent", 1)
-	clusters := make([]*cluster, n)
-	for i := range clusters {
-		clusters[i] = &cluster{harness.ClusterRequest{Spec: specFor(w, fmt.Sprintf("concurrent-%03d", i), uuid.NewString(), w.stack.Info.Project.ID, 1), Context: proto.Context, Certs: proto.Certs}}
-	}
+	clusters := batch(b, w, "concurrent", n)
 
 	w.counter.reset()
 	took := make([]time.Duration, n)

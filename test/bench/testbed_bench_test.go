@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
@@ -43,11 +41,7 @@ func BenchmarkTestBed(b *testing.B) {
 	}
 	mem := sampleMemory(procs, 2*time.Second)
 
-	proto := newCluster(b, w, "testbed", 1)
-	clusters := make([]*cluster, n)
-	for i := range clusters {
-		clusters[i] = &cluster{harness.ClusterRequest{Spec: specFor(w, fmt.Sprintf("testbed-%03d", i), uuid.NewString(), w.stack.Info.Project.ID, 1), Context: proto.Context, Certs: proto.Certs}}
-	}
+	clusters := batch(b, w, "testbed", n)
 	took := make([]time.Duration, n)
 	errs := make([]error, n)
 	began := time.Now()
