@@ -101,7 +101,7 @@ PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testb
 
 .PHONY: py-test
 py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
-	cd magnum && $(PY_ENV) $(PYTHON) -m pytest -q -p no:warnings -p no:cacheprovider magnum_capi
+	cd magnum && $(PY_ENV) $(PYTHON) -m pytest -q --durations=15 -p no:warnings -p no:cacheprovider magnum_capi
 
 .PHONY: test
 # One after the other: run side by side (four stacks on two cores) the API

@@ -22,6 +22,10 @@ func TestUpgradeHonoursMaxBatchSize(t *testing.T) {
 	c := newCluster(t, "batch", "v1.33.2", 3)
 	c.create(t, driver)
 	t.Cleanup(func() { c.remove(t, driver) })
+	// Magnum upgrades only a cluster in a *_COMPLETE state; upgrading one
+	// still being created made this test wait for create and rollout in one
+	// 4-minute budget, which a loaded machine outlasted.
+	c.waitFor(t, "CREATE_COMPLETE", 3*time.Minute)
 	if got := rollingUpdate(t, c, "default-worker"); got["maxUnavailable"] != int64(1) {
 		t.Fatalf("before the upgrade the workers' rolling update is %v, want the chart's maxUnavailable 1", got)
 	}
