@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -102,6 +103,7 @@ func (s *Sidecar) connect(o options) ([]*clusters.ManagementCluster, error) {
 		if err != nil {
 			return nil, err
 		}
+		kc.NamespaceRole = cmp.Or(mc.NamespaceClusterRole, config.DefaultNamespaceClusterRole)
 		cache, err := watchcache.New(kc, s.log)
 		if err != nil {
 			return nil, err

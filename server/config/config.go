@@ -59,7 +59,15 @@ type ManagementCluster struct {
 	QPS            float64       `mapstructure:"qps"`
 	Burst          int           `mapstructure:"burst"`
 	RequestTimeout time.Duration `mapstructure:"requestTimeout"`
+	// NamespaceClusterRole is the ClusterRole the sidecar binds to its own
+	// identity in each project namespace it uses (deploy/rbac); "":
+	// DefaultNamespaceClusterRole.
+	NamespaceClusterRole string `mapstructure:"namespaceClusterRole"`
 }
+
+// DefaultNamespaceClusterRole is deploy/rbac's ClusterRole of the sidecar's
+// rights inside a project namespace.
+const DefaultNamespaceClusterRole = "magnum-capi-namespace"
 
 // The management-cluster client's limits when an entry sets none: a burst
 // of creates is not throttled, and a hung API server cannot wedge a call.

@@ -146,6 +146,9 @@ func (mc ManagementCluster) validateClient(opt string, bad func(option, value, p
 	if mc.RequestTimeout < 0 {
 		bad(opt+".requestTimeout", mc.RequestTimeout.String(), "expected a positive duration such as 30s (0: the default, "+DefaultRequestTimeout.String()+")")
 	}
+	if r := mc.NamespaceClusterRole; strings.ContainsAny(r, "/%") || r == "." || r == ".." {
+		bad(opt+".namespaceClusterRole", r, "expected the name of a ClusterRole (no '/' or '%'; empty: the default, "+DefaultNamespaceClusterRole+")")
+	}
 }
 
 // validateChart checks the chart source and Helm's history bound.

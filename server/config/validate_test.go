@@ -70,6 +70,9 @@ func TestValidate(t *testing.T) {
 			`managementClusters[0].burst="-2": expected a number of requests above 0`,
 			`managementClusters[0].requestTimeout="-1s": expected a positive duration`,
 		}},
+		{"namespace cluster role", func(c *Config) { c.ManagementClusters[0].NamespaceClusterRole = "rbac/magnum" }, []string{
+			`managementClusters[0].namespaceClusterRole="rbac/magnum": expected the name of a ClusterRole`,
+		}},
 		{"label defaults", func(c *Config) {
 			c.Values.LabelDefaults = map[string]string{"boot_volume_size": "30GB", "bogus_label": "x", "capi_helm_chart_version": "0.27.0"}
 		}, []string{
