@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	appsv1 "k8s.io/api/apps/v1"
@@ -123,15 +122,8 @@ func leastPrivilegeResize(t *testing.T, sc *harness.Sidecar, c *cluster) {
 // leastPrivilegeUpgrade upgrades c to a v1.34.1 template through sc.
 func leastPrivilegeUpgrade(t *testing.T, sc *harness.Sidecar, c *cluster) {
 	t.Helper()
-	tmpl := c.spec.ClusterTemplate
-	tmpl.Uuid, tmpl.Name, tmpl.ImageId = uuid.NewString(), "k8s-v1.34.1", stack.Info.Images["v1.34.1"]
-	c.spec.Cluster.ClusterTemplateId = tmpl.Uuid
-	for _, ng := range c.spec.Nodegroups {
-		ng.ImageId = tmpl.ImageId
-	}
-	c.setStatus("UPDATE_IN_PROGRESS")
 	ctx, cancel := c.callCtx()
-	_, err := sc.Driver.UpgradeCluster(ctx, &pb.UpgradeClusterRequest{Context: c.ctx, Spec: c.spec})
+	_, err := sc.Driver.UpgradeCluster(ctx, c.upgradeRequest("v1.34.1"))
 	cancel()
 	if err != nil {
 		t.Fatalf("UpgradeCluster as the least-privileged user: %v", err)
