@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	appsv1 "k8s.io/api/apps/v1"
@@ -175,6 +176,23 @@ func outsideProjectNamespaces(t *testing.T, userCfg *rest.Config) {
 			t.Errorf("magnum-capi creating %T %s/%s: %v; want forbidden", obj, obj.GetNamespace(), obj.GetName(), err)
 			_ = stack.Env.Client.Delete(context.Background(), obj)
 		}
+	}
+	insideNewProjectNamespace(t, uc)
+}
+
+// insideNewProjectNamespace: the same identity may make a new project's
+// namespace and bind itself there, as its first cluster in a project does:
+// the admission policy lets project namespaces through.
+func insideNewProjectNamespace(t *testing.T, uc client.Client) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "magnum-" + strings.ReplaceAll(uuid.NewString(), "-", "")}}
+	if err := uc.Create(context.Background(), ns); err != nil {
+		t.Fatalf("magnum-capi creating namespace %s: %v", ns.Name, err)
+	}
+	t.Cleanup(func() { _ = stack.Env.Client.Delete(context.Background(), ns) })
+	rb := attemptsOutside()[0].(*rbacv1.RoleBinding)
+	rb.Namespace = ns.Name
+	if err := uc.Create(context.Background(), rb); err != nil {
+		t.Errorf("magnum-capi binding magnum-capi-namespace in %s: %v", ns.Name, err)
 	}
 }
 
