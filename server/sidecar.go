@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -102,6 +103,7 @@ func (s *Sidecar) connect(o options) ([]*clusters.ManagementCluster, error) {
 		if err != nil {
 			return nil, err
 		}
+		kc.NamespaceRole = cmp.Or(mc.NamespaceClusterRole, config.DefaultNamespaceClusterRole)
 		cache, err := watchcache.New(kc, s.log)
 		if err != nil {
 			return nil, err
@@ -157,6 +159,7 @@ func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service,
 		CloudsFile: cfg.OpenStack.CloudsFile, Cloud: cfg.OpenStack.Cloud, AuthURL: cfg.OpenStack.AuthURL,
 		Region: cfg.OpenStack.Region, Interface: cfg.OpenStack.Interface, CAFile: cfg.OpenStack.CAFile, Timeout: cfg.OpenStack.Timeout,
 		MinFlavorRAMMiB: cfg.OpenStack.MinFlavorRAMMiB, MinFlavorVCPUs: cfg.OpenStack.MinFlavorVCPUs,
+		CredentialRoles: cfg.OpenStack.CredentialRoles(), CredentialLifetime: cfg.OpenStack.ApplicationCredentialLifetime,
 	}, s.log)
 	if err != nil {
 		var ce *openstack.ConfigError
@@ -171,10 +174,11 @@ func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service,
 		return nil, err
 	}
 	return clusters.New(clusters.Config{
-		NamespacePrefix: cfg.NamespacePrefix,
-		Holder:          fmt.Sprintf("%s-%d-%d", hostname, os.Getpid(), time.Now().UnixNano()%1e6),
-		LockTTL:         cfg.Timeouts.Lock,
-		Values:          valuesCfg,
+		NamespacePrefix:       cfg.NamespacePrefix,
+		Holder:                fmt.Sprintf("%s-%d-%d", hostname, os.Getpid(), time.Now().UnixNano()%1e6),
+		LockTTL:               cfg.Timeouts.Lock,
+		Values:                valuesCfg,
+		CredentialRenewBefore: cfg.OpenStack.ApplicationCredentialRenewBefore,
 		Status: capistatus.Config{
 			UpdateTimeout: cfg.Timeouts.Update, DeleteTimeout: cfg.Timeouts.Delete,
 			DefaultCreateTimeout: cfg.Timeouts.DefaultCreate, AddonFailureGrace: cfg.Timeouts.AddonFailureGrace,

@@ -3,6 +3,7 @@ package clusters
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,11 +28,15 @@ func credentialSecret(ns, stackID string, owner certs.Owner, cred openstack.Cred
 	if len(cred.CACert) > 0 {
 		data[cacertKey] = cred.CACert
 	}
-	return &corev1.Secret{
+	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: credentialSecretName(stackID), Namespace: ns, Labels: owner.Labels()},
 		Type:       corev1.SecretTypeOpaque,
 		Data:       data,
 	}
+	if !cred.ExpiresAt.IsZero() {
+		secret.Annotations = map[string]string{CredentialExpiresAnnotation: cred.ExpiresAt.UTC().Format(time.RFC3339)}
+	}
+	return secret
 }
 
 // ensureCredential makes sure the cluster has an application credential and
@@ -43,6 +48,7 @@ func (s *Service) ensureCredential(ctx context.Context, caller Caller, op *opera
 		return err
 	}
 	if existing != nil && len(existing.Data[cloudsYAMLKey]) > 0 {
+		s.renewCredentialIfDue(ctx, caller, op)
 		return nil
 	}
 	s.sweepOrphans(ctx, caller, op.spec, "")

@@ -18,28 +18,33 @@ func (s *Service) RotateCredential(ctx context.Context, caller Caller, spec Spec
 	if err != nil {
 		return err
 	}
-	return s.withLock(ctx, op, func(ctx context.Context) error {
-		oldID, err := s.credentialID(ctx, op)
-		if err != nil {
-			return err
+	return s.withLock(ctx, op, func(ctx context.Context) error { return s.rotateCredential(ctx, caller, op) })
+}
+
+// rotateCredential is RotateCredential's work, under the cluster's Lease
+// (also renewCredentialIfDue's).
+func (s *Service) rotateCredential(ctx context.Context, caller Caller, op *operation) error {
+	spec := op.spec
+	oldID, err := s.credentialID(ctx, op)
+	if err != nil {
+		return err
+	}
+	mine := s.sweepOrphans(ctx, caller, spec, oldID)
+	cred, err := s.storeNewCredential(ctx, caller, op)
+	if err != nil {
+		return err
+	}
+	if oldID != "" && oldID != cred.ID {
+		var derr error
+		if ref, ok := mine[oldID]; ok {
+			derr = s.openstack.DeleteCallerCredential(ctx, caller.identity(), spec.Cluster, ref)
+		} else {
+			derr = s.openstack.DeleteCredential(ctx, spec.Cluster, oldID)
 		}
-		mine := s.sweepOrphans(ctx, caller, spec, oldID)
-		cred, err := s.storeNewCredential(ctx, caller, op)
-		if err != nil {
-			return err
+		if derr != nil {
+			return fmt.Errorf("the new application credential %s is in use, but deleting the old one (%s) failed: %w", cred.ID, oldID, derr)
 		}
-		if oldID != "" && oldID != cred.ID {
-			var derr error
-			if ref, ok := mine[oldID]; ok {
-				derr = s.openstack.DeleteCallerCredential(ctx, caller.identity(), spec.Cluster, ref)
-			} else {
-				derr = s.openstack.DeleteCredential(ctx, spec.Cluster, oldID)
-			}
-			if derr != nil {
-				return fmt.Errorf("the new application credential %s is in use, but deleting the old one (%s) failed: %w", cred.ID, oldID, derr)
-			}
-		}
-		s.log.InfoContext(ctx, "application credential rotated", "stack_id", spec.Cluster.StackID, "old", oldID, "new", cred.ID)
-		return nil
-	})
+	}
+	s.log.InfoContext(ctx, "application credential rotated", "stack_id", spec.Cluster.StackID, "old", oldID, "new", cred.ID)
+	return nil
 }

@@ -23,6 +23,9 @@ type Config struct {
 	Values helmvalues.Config
 	// Status configures status derivation (timeouts, grace periods).
 	Status capistatus.Config
+	// CredentialRenewBefore is how long before its expiry an operation
+	// carrying the user's token renews the cluster's application credential.
+	CredentialRenewBefore time.Duration
 }
 
 // ManagementCluster is one management cluster clusters can be placed on.

@@ -24,6 +24,11 @@ func (s *Service) cleanupDeleted(ctx context.Context, op *operation) error {
 			return fmt.Errorf("deleting application credential %s: %w", id, err)
 		}
 	}
+	// A namespace an older sidecar (with rights everywhere) made has no
+	// RoleBinding of ours yet; deleting Secrets there needs it.
+	if err := op.mc.Kube.BindNamespace(ctx, op.ns); err != nil {
+		return err
+	}
 	n, err := op.mc.Kube.DeleteSecrets(ctx, op.ns, map[string]string{"magnum.openstack.org/cluster-uuid": spec.Cluster.UUID})
 	if err != nil {
 		return err

@@ -18,13 +18,15 @@ type Change struct {
 //
 // Idempotent: the values are a function of Magnum's description, and
 // marking a machine again changes nothing; a retry makes one more release
-// revision with the same values.
+// revision with the same values. A credential due for renewal is renewed
+// first (renewCredentialIfDue, itself idempotent).
 func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change Change) error {
 	op, err := s.prepare(ctx, caller, spec, nil)
 	if err != nil {
 		return err
 	}
 	return s.withLock(ctx, op, func(ctx context.Context) error {
+		s.renewCredentialIfDue(ctx, caller, op)
 		if len(change.RemoveNodes) > 0 {
 			if err := s.markForRemoval(ctx, op, change); err != nil {
 				return err

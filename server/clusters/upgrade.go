@@ -43,6 +43,7 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, maxBatc
 		return "", err
 	}
 	err = s.withLock(ctx, op, func(ctx context.Context) error {
+		s.renewCredentialIfDue(ctx, caller, op)
 		return s.deployRelease(ctx, op, op.values.values, true)
 	})
 	if err != nil {

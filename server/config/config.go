@@ -59,7 +59,15 @@ type ManagementCluster struct {
 	QPS            float64       `mapstructure:"qps"`
 	Burst          int           `mapstructure:"burst"`
 	RequestTimeout time.Duration `mapstructure:"requestTimeout"`
+	// NamespaceClusterRole is the ClusterRole the sidecar binds to its own
+	// identity in each project namespace it uses (deploy/rbac); "":
+	// DefaultNamespaceClusterRole.
+	NamespaceClusterRole string `mapstructure:"namespaceClusterRole"`
 }
+
+// DefaultNamespaceClusterRole is deploy/rbac's ClusterRole of the sidecar's
+// rights inside a project namespace.
+const DefaultNamespaceClusterRole = "magnum-capi-namespace"
 
 // The management-cluster client's limits when an entry sets none: a burst
 // of creates is not throttled, and a hung API server cannot wedge a call.
@@ -110,6 +118,33 @@ type OpenStack struct {
 	// is too small to run a Kubernetes node; 0: no minimum.
 	MinFlavorRAMMiB int `mapstructure:"minFlavorRAMMiB"`
 	MinFlavorVCPUs  int `mapstructure:"minFlavorVCPUs"`
+	// ApplicationCredentialRoles are the roles a cluster's application
+	// credential may get: those of them the user's token carries. ["*"]:
+	// every role of the token.
+	ApplicationCredentialRoles []string `mapstructure:"applicationCredentialRoles"`
+	// ApplicationCredentialLifetime is how long a cluster's application
+	// credential lives (0: it never expires); operations carrying the
+	// user's token renew it ApplicationCredentialRenewBefore its expiry.
+	ApplicationCredentialLifetime    time.Duration `mapstructure:"applicationCredentialLifetime"`
+	ApplicationCredentialRenewBefore time.Duration `mapstructure:"applicationCredentialRenewBefore"`
+}
+
+// DefaultApplicationCredentialRoles are what a cluster's components need of
+// the cloud. CAPO (Nova, Neutron, Glance, Cinder), the cloud controller
+// manager and the Cinder CSI driver act as a project member (member implies
+// reader); Octavia's legacy policies, still the default where secure RBAC is
+// off, want load-balancer_member for the API server's and Services' load
+// balancers. A user's other roles (admin above all) stay out of the
+// workload cluster.
+var DefaultApplicationCredentialRoles = []string{"member", "load-balancer_member"}
+
+// CredentialRoles is ApplicationCredentialRoles as the OpenStack adapter
+// takes it: empty for every role of the token.
+func (o OpenStack) CredentialRoles() []string {
+	if len(o.ApplicationCredentialRoles) == 1 && o.ApplicationCredentialRoles[0] == "*" {
+		return nil
+	}
+	return o.ApplicationCredentialRoles
 }
 
 type Timeouts struct {
@@ -162,34 +197,37 @@ type TrustedCA struct {
 // Defaults are every option's value when nothing sets it.
 func Defaults() map[string]any {
 	return map[string]any{
-		"listen":                          "unix:///run/magnum-capi/magnum-capi.sock",
-		"metricsAddress":                  "127.0.0.1:9561",
-		"pprof":                           false,
-		"gcPercent":                       50,
-		"log.level":                       "info",
-		"log.format":                      "json",
-		"namespacePrefix":                 "magnum",
-		"defaultManagementCluster":        "",
-		"chart.repository":                "https://azimuth-cloud.github.io/capi-helm-charts",
-		"chart.name":                      "openstack-cluster",
-		"chart.version":                   "0.27.0",
-		"chart.plainHTTP":                 false,
-		"chart.cacheDir":                  "/var/cache/magnum-capi/charts",
-		"chart.indexTTL":                  "10m",
-		"helm.historyMax":                 10,
-		"helm.timeout":                    "5m",
-		"openstack.cloud":                 "magnum",
-		"openstack.interface":             "public",
-		"openstack.timeout":               "30s",
-		"openstack.minFlavorRAMMiB":       0,
-		"openstack.minFlavorVCPUs":        0,
-		"timeouts.update":                 "120m",
-		"timeouts.delete":                 "30m",
-		"timeouts.defaultCreate":          "60m",
-		"timeouts.addonFailureGrace":      "10m",
-		"timeouts.lock":                   "30s",
-		"values.strictLabels":             false,
-		"values.keepChartRegistryMirrors": false,
+		"listen":                               "unix:///run/magnum-capi/magnum-capi.sock",
+		"metricsAddress":                       "127.0.0.1:9561",
+		"pprof":                                false,
+		"gcPercent":                            50,
+		"log.level":                            "info",
+		"log.format":                           "json",
+		"namespacePrefix":                      "magnum",
+		"defaultManagementCluster":             "",
+		"chart.repository":                     "https://azimuth-cloud.github.io/capi-helm-charts",
+		"chart.name":                           "openstack-cluster",
+		"chart.version":                        "0.27.0",
+		"chart.plainHTTP":                      false,
+		"chart.cacheDir":                       "/var/cache/magnum-capi/charts",
+		"chart.indexTTL":                       "10m",
+		"helm.historyMax":                      10,
+		"helm.timeout":                         "5m",
+		"openstack.cloud":                      "magnum",
+		"openstack.interface":                  "public",
+		"openstack.timeout":                    "30s",
+		"openstack.minFlavorRAMMiB":            0,
+		"openstack.minFlavorVCPUs":             0,
+		"openstack.applicationCredentialRoles": strings.Join(DefaultApplicationCredentialRoles, ","),
+		"openstack.applicationCredentialLifetime":    "8760h",
+		"openstack.applicationCredentialRenewBefore": "720h",
+		"timeouts.update":                            "120m",
+		"timeouts.delete":                            "30m",
+		"timeouts.defaultCreate":                     "60m",
+		"timeouts.addonFailureGrace":                 "10m",
+		"timeouts.lock":                              "30s",
+		"values.strictLabels":                        false,
+		"values.keepChartRegistryMirrors":            false,
 	}
 }
 

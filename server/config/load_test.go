@@ -75,6 +75,27 @@ func TestLoadPrecedence(t *testing.T) {
 					t.Errorf("log.level %q metricsAddress %q listen %q", c.Log.Level, c.MetricsAddress, c.Listen)
 				}
 			}},
+		{name: "application credential options: defaults, file, environment", file: minimal + "openstack:\n  applicationCredentialRoles: [member, reader]\n",
+			env: map[string]string{"MAGNUM_CAPI_OPENSTACK_APPLICATIONCREDENTIALLIFETIME": "2160h"},
+			check: func(t *testing.T, c Config) {
+				o := c.OpenStack
+				if strings.Join(o.ApplicationCredentialRoles, "|") != "member|reader" || o.ApplicationCredentialLifetime != 2160*time.Hour || o.ApplicationCredentialRenewBefore != 720*time.Hour {
+					t.Errorf("roles %q lifetime %s renewBefore %s", o.ApplicationCredentialRoles, o.ApplicationCredentialLifetime, o.ApplicationCredentialRenewBefore)
+				}
+			}},
+		{name: "application credential roles: the default list", file: minimal,
+			check: func(t *testing.T, c Config) {
+				if got := strings.Join(c.OpenStack.ApplicationCredentialRoles, "|"); got != "member|load-balancer_member" {
+					t.Errorf("roles %q, want member|load-balancer_member", got)
+				}
+			}},
+		{name: "application credential roles from the environment", file: minimal,
+			env: map[string]string{"MAGNUM_CAPI_OPENSTACK_APPLICATIONCREDENTIALROLES": "member,load-balancer_observer"},
+			check: func(t *testing.T, c Config) {
+				if got := strings.Join(c.OpenStack.ApplicationCredentialRoles, "|"); got != "member|load-balancer_observer" {
+					t.Errorf("roles %q", got)
+				}
+			}},
 		{name: "flag for a nested option", file: minimal, flags: []string{"--chart-version=0.28.0", "--log-format", "text"},
 			check: func(t *testing.T, c Config) {
 				if c.Chart.Version != "0.28.0" || c.Log.Format != "text" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,7 +53,23 @@ func (c Config) Validate() error {
 	if c.OpenStack.MinFlavorVCPUs < 0 {
 		p.bad("openstack.minFlavorVCPUs", fmt.Sprint(c.OpenStack.MinFlavorVCPUs), "expected a number of vCPUs, 0 or more (0: no minimum)")
 	}
+	c.OpenStack.validateCredentials(p.bad)
 	return errors.Join(p...)
+}
+
+// validateCredentials checks the clusters' application credential options.
+func (o OpenStack) validateCredentials(bad func(option, value, problem string)) {
+	roles := o.ApplicationCredentialRoles
+	if len(roles) == 0 || (slices.Contains(roles, "*") && len(roles) > 1) || slices.Contains(roles, "") {
+		bad("openstack.applicationCredentialRoles", strings.Join(roles, ","), `expected role names, or "*" alone for every role of the user's token`)
+	}
+	life, before := o.ApplicationCredentialLifetime, o.ApplicationCredentialRenewBefore
+	if life < 0 {
+		bad("openstack.applicationCredentialLifetime", life.String(), "expected a duration such as 8760h, or 0 for credentials that never expire")
+	}
+	if before < 0 || (life > 0 && before >= life) {
+		bad("openstack.applicationCredentialRenewBefore", before.String(), "expected a duration below openstack.applicationCredentialLifetime ("+life.String()+")")
+	}
 }
 
 // validateServing checks how the sidecar serves: its listener, metrics,
@@ -145,6 +162,9 @@ func (mc ManagementCluster) validateClient(opt string, bad func(option, value, p
 	}
 	if mc.RequestTimeout < 0 {
 		bad(opt+".requestTimeout", mc.RequestTimeout.String(), "expected a positive duration such as 30s (0: the default, "+DefaultRequestTimeout.String()+")")
+	}
+	if r := mc.NamespaceClusterRole; strings.ContainsAny(r, "/%") || r == "." || r == ".." {
+		bad(opt+".namespaceClusterRole", r, "expected the name of a ClusterRole (no '/' or '%'; empty: the default, "+DefaultNamespaceClusterRole+")")
 	}
 }
 

@@ -22,8 +22,9 @@ func valid(t *testing.T) Config {
 		ManagementClusters: []ManagementCluster{{Name: "default", Kubeconfig: kubeconfig}},
 		Chart:              Chart{Repository: "https://example.org/charts", Name: "openstack-cluster", Version: "0.27.0", CacheDir: "/var/cache/x", IndexTTL: time.Minute},
 		Helm:               Helm{HistoryMax: 10, Timeout: time.Minute},
-		OpenStack:          OpenStack{Cloud: "magnum", Interface: "public", Timeout: time.Second},
-		Timeouts:           Timeouts{Update: time.Hour, Delete: time.Hour, DefaultCreate: time.Hour, AddonFailureGrace: time.Minute, Lock: time.Second},
+		OpenStack: OpenStack{Cloud: "magnum", Interface: "public", Timeout: time.Second,
+			ApplicationCredentialRoles: DefaultApplicationCredentialRoles, ApplicationCredentialLifetime: 8760 * time.Hour, ApplicationCredentialRenewBefore: 720 * time.Hour},
+		Timeouts: Timeouts{Update: time.Hour, Delete: time.Hour, DefaultCreate: time.Hour, AddonFailureGrace: time.Minute, Lock: time.Second},
 	}
 }
 
@@ -69,6 +70,27 @@ func TestValidate(t *testing.T) {
 			`managementClusters[0].qps="-1": expected requests per second above 0`,
 			`managementClusters[0].burst="-2": expected a number of requests above 0`,
 			`managementClusters[0].requestTimeout="-1s": expected a positive duration`,
+		}},
+		{"credential roles: none", func(c *Config) { c.OpenStack.ApplicationCredentialRoles = nil }, []string{
+			`openstack.applicationCredentialRoles="": expected role names`,
+		}},
+		{"credential roles: * with others", func(c *Config) { c.OpenStack.ApplicationCredentialRoles = []string{"*", "member"} }, []string{
+			`openstack.applicationCredentialRoles="*,member": expected role names, or "*" alone`,
+		}},
+		{"credential roles: an empty name", func(c *Config) { c.OpenStack.ApplicationCredentialRoles = []string{"member", ""} }, []string{
+			`openstack.applicationCredentialRoles="member,": expected role names`,
+		}},
+		{"credential lifetime negative", func(c *Config) { c.OpenStack.ApplicationCredentialLifetime = -time.Hour }, []string{
+			`openstack.applicationCredentialLifetime="-1h0m0s": expected a duration`,
+		}},
+		{"credential renewed before it is made", func(c *Config) { c.OpenStack.ApplicationCredentialRenewBefore = 8760 * time.Hour }, []string{
+			`openstack.applicationCredentialRenewBefore="8760h0m0s": expected a duration below openstack.applicationCredentialLifetime`,
+		}},
+		{"credential renewal negative", func(c *Config) { c.OpenStack.ApplicationCredentialRenewBefore = -time.Second }, []string{
+			`openstack.applicationCredentialRenewBefore="-1s": expected a duration below`,
+		}},
+		{"namespace cluster role", func(c *Config) { c.ManagementClusters[0].NamespaceClusterRole = "rbac/magnum" }, []string{
+			`managementClusters[0].namespaceClusterRole="rbac/magnum": expected the name of a ClusterRole`,
 		}},
 		{"label defaults", func(c *Config) {
 			c.Values.LabelDefaults = map[string]string{"boot_volume_size": "30GB", "bogus_label": "x", "capi_helm_chart_version": "0.27.0"}
@@ -136,5 +158,21 @@ func TestValidate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCredentialRoles: "*" alone hands the adapter no list (every role of
+// the user's token); any other list is passed as is.
+func TestCredentialRoles(t *testing.T) {
+	for _, tt := range []struct {
+		roles, want []string
+	}{
+		{[]string{"*"}, nil},
+		{DefaultApplicationCredentialRoles, DefaultApplicationCredentialRoles},
+		{[]string{"member"}, []string{"member"}},
+	} {
+		if got := (OpenStack{ApplicationCredentialRoles: tt.roles}).CredentialRoles(); strings.Join(got, ",") != strings.Join(tt.want, ",") || (tt.want == nil) != (got == nil) {
+			t.Errorf("CredentialRoles(%q) = %q, want %q", tt.roles, got, tt.want)
+		}
 	}
 }

@@ -19,9 +19,17 @@ import (
 // clusters we adopt stay owned by the same manager.
 const FieldManager = "magnum"
 
-// EnsureNamespace creates the namespace if it is missing. An existing one is
-// left untouched (other clusters of the project live there).
+// EnsureNamespace creates the namespace if it is missing, and grants the
+// sidecar its rights there (BindNamespace). An existing namespace is left
+// untouched (other clusters of the project live there).
 func (c *Cluster) EnsureNamespace(ctx context.Context, name string, labels map[string]string) error {
+	if err := c.ensureNamespace(ctx, name, labels); err != nil {
+		return err
+	}
+	return c.BindNamespace(ctx, name)
+}
+
+func (c *Cluster) ensureNamespace(ctx context.Context, name string, labels map[string]string) error {
 	var ns corev1.Namespace
 	err := c.Client.Get(ctx, client.ObjectKey{Name: name}, &ns)
 	if err == nil {

@@ -22,6 +22,11 @@ type Cluster struct {
 	getter    *restGetter
 	// leases is the per-cluster Leases' client (see Connect); nil: Client.
 	leases client.Client
+	// NamespaceRole is the ClusterRole EnsureNamespace binds to the
+	// sidecar's identity in each project namespace; "": none (an identity
+	// with rights everywhere). See namespace_binding.go.
+	NamespaceRole string
+	bindings      namespaceBindings
 }
 
 func (c *Cluster) leaseClient() client.Client {

@@ -209,6 +209,8 @@ type callerSession struct {
 	projectID string
 	catalog   *tokens.ServiceCatalog
 	expires   time.Time
+	// roles are the token's role names on its project.
+	roles []string
 }
 
 // callerToken is what errors call the caller's identity.
@@ -260,6 +262,11 @@ func (a *Adapter) callerSession(ctx context.Context, caller Caller) (*callerSess
 	}
 	if project, err := res.ExtractProject(); err == nil && project != nil {
 		s.projectID = project.ID
+	}
+	if roles, err := res.ExtractRoles(); err == nil {
+		for _, r := range roles {
+			s.roles = append(s.roles, r.Name)
+		}
 	}
 	if s.catalog, err = res.ExtractServiceCatalog(); err != nil {
 		return nil, fmt.Errorf("openstack: reading the token's catalog: %w", err)

@@ -45,6 +45,14 @@ type Config struct {
 	// a Kubernetes node; zero means no minimum.
 	MinFlavorRAMMiB int
 	MinFlavorVCPUs  int
+	// CredentialRoles are the roles a cluster's application credential may
+	// get (those of them the caller holds); empty: every role of the
+	// caller's token (Keystone's default). The sidecar's configuration
+	// (openstack.applicationCredentialRoles) says which.
+	CredentialRoles []string
+	// CredentialLifetime is how long a cluster's application credential
+	// lives; 0: it does not expire.
+	CredentialLifetime time.Duration
 }
 
 const defaultTimeout = 30 * time.Second

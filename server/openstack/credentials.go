@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
@@ -21,9 +22,10 @@ import (
 func credentialPrefix(clusterUUID string) string { return "magnum-" + clusterUUID }
 
 // CreateCredential makes an application credential as the caller: Keystone
-// only lets users create their own, and the credential gets the token's roles
-// on the token's project. It is restricted (it cannot create other
-// credentials or trusts) and does not expire.
+// only lets users create their own, on the token's project. It gets the
+// token's roles that Config.CredentialRoles allows (all of them when that is
+// empty), expires after Config.CredentialLifetime (never when 0), and is
+// restricted (it cannot create other credentials or trusts).
 func (a *Adapter) CreateCredential(ctx context.Context, caller Caller, cluster helmvalues.Cluster) (Credential, error) {
 	if cluster.UUID == "" {
 		return Credential{}, &ReferenceError{Field: "cluster.uuid", Value: "", Problem: "required: it names the application credential"}
@@ -36,14 +38,23 @@ func (a *Adapter) CreateCredential(ctx context.Context, caller Caller, cluster h
 	if err != nil {
 		return Credential{}, err
 	}
+	roleNames, err := credentialRoles(a.cfg.CredentialRoles, sess.roles)
+	if err != nil {
+		return Credential{}, err
+	}
+	var roles []applicationcredentials.Role
+	for _, r := range roleNames {
+		roles = append(roles, applicationcredentials.Role{Name: r})
+	}
 	description := fmt.Sprintf("Magnum cluster (%s)", first(cluster.Name, cluster.UUID))
+	expires := credentialExpiry(time.Now(), a.cfg.CredentialLifetime)
 	var ac *applicationcredentials.ApplicationCredential
 	// A name clash (409) means the random suffix repeated; one retry with
 	// a new one is enough.
 	for attempt := 0; ; attempt++ {
 		name := credentialPrefix(cluster.UUID) + "-" + randomHex(4)
 		ac, err = applicationcredentials.Create(ctx, identity, sess.userID, applicationcredentials.CreateOpts{
-			Name: name, Description: description, Unrestricted: false,
+			Name: name, Description: description, Unrestricted: false, Roles: roles, ExpiresAt: expires,
 		}).Extract()
 		if gophercloud.ResponseCodeIs(err, http.StatusConflict) && attempt == 0 {
 			continue
@@ -64,8 +75,12 @@ func (a *Adapter) CreateCredential(ctx context.Context, caller Caller, cluster h
 		return Credential{}, fmt.Errorf("openstack: rendering clouds.yaml for application credential %s: %w", ac.ID, err)
 	}
 	a.log.InfoContext(ctx, "application credential created", "credential", ac.ID, "name", ac.Name,
-		"cluster", cluster.UUID, "user", sess.userID, "project", sess.projectID, "request_id", caller.RequestID)
-	return Credential{ID: ac.ID, Name: ac.Name, CloudsYAML: clouds, CACert: a.caPEM}, nil
+		"cluster", cluster.UUID, "user", sess.userID, "project", sess.projectID, "roles", roleNames, "expires", expires, "request_id", caller.RequestID)
+	cred := Credential{ID: ac.ID, Name: ac.Name, CloudsYAML: clouds, CACert: a.caPEM, ExpiresAt: ac.ExpiresAt}
+	for _, r := range ac.Roles {
+		cred.Roles = append(cred.Roles, r.Name)
+	}
+	return cred, nil
 }
 
 // abandon deletes a credential the caller just made and cannot hand over.

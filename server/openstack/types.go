@@ -1,6 +1,10 @@
 package openstack
 
-import "github.com/magnum-capi/magnum-capi/helmvalues"
+import (
+	"time"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+)
 
 // The adapter's own types, as gophercloud's packages own theirs: what its
 // methods take and return. Callers convert to and from them; the adapter
@@ -49,6 +53,10 @@ type Credential struct {
 	// CACert is the PEM bundle CAPO and the cloud provider must trust to
 	// reach OpenStack's APIs; empty when the cloud uses public CAs.
 	CACert []byte
+	// Roles are the roles Keystone gave the credential; ExpiresAt is when
+	// it expires (zero: never).
+	Roles     []string
+	ExpiresAt time.Time
 }
 
 // CredentialRef names an application credential, without its secret.

@@ -56,11 +56,11 @@ func sample(families map[string]*dto.MetricFamily, family string, want map[strin
 }
 
 // checkLifecycleMetrics reads the metrics of a sidecar that took a cluster
-// through create, resize and delete, and refused one empty request.
+// through create, resize, upgrade and delete, and refused one empty request.
 func checkLifecycleMetrics(t *testing.T, sc *harness.Sidecar) {
 	families := scrape(t, sc.MetricsURL)
 	const svc = "/magnumcapi.v1.DriverService/"
-	for _, method := range []string{"CreateCluster", "ResizeCluster", "DeleteCluster", "GetClusterStatus"} {
+	for _, method := range []string{"CreateCluster", "ResizeCluster", "UpgradeCluster", "DeleteCluster", "GetClusterStatus"} {
 		m := sample(families, "magnum_capi_rpc_duration_seconds", map[string]string{"method": svc + method, "code": "OK"})
 		if m == nil || m.GetHistogram().GetSampleCount() == 0 {
 			t.Errorf("no OK %s in magnum_capi_rpc_duration_seconds", method)
@@ -75,9 +75,12 @@ func checkLifecycleMetrics(t *testing.T, sc *harness.Sidecar) {
 			t.Errorf("no successful Helm %s in magnum_capi_helm_operation_duration_seconds", op)
 		}
 	}
-	for _, tr := range [][2]string{{"CREATE_IN_PROGRESS", "CREATE_COMPLETE"}, {"UPDATE_IN_PROGRESS", "UPDATE_COMPLETE"}, {"DELETE_IN_PROGRESS", "DELETE_COMPLETE"}} {
-		if m := sample(families, "magnum_capi_cluster_status_transitions_total", map[string]string{"from": tr[0], "to": tr[1]}); m.GetCounter().GetValue() != 1 {
-			t.Errorf("magnum_capi_cluster_status_transitions_total{from=%s,to=%s} = %v, want 1", tr[0], tr[1], m.GetCounter().GetValue())
+	for _, tr := range []struct {
+		from, to string
+		want     float64
+	}{{"CREATE_IN_PROGRESS", "CREATE_COMPLETE", 1}, {"UPDATE_IN_PROGRESS", "UPDATE_COMPLETE", 2}, {"DELETE_IN_PROGRESS", "DELETE_COMPLETE", 1}} {
+		if m := sample(families, "magnum_capi_cluster_status_transitions_total", map[string]string{"from": tr.from, "to": tr.to}); m.GetCounter().GetValue() != tr.want {
+			t.Errorf("magnum_capi_cluster_status_transitions_total{from=%s,to=%s} = %v, want %v (resize and upgrade are updates)", tr.from, tr.to, m.GetCounter().GetValue(), tr.want)
 		}
 	}
 	if m := sample(families, "magnum_capi_watch_cache_synced", map[string]string{"management_cluster": "default"}); m.GetGauge().GetValue() != 1 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"helm.sh/helm/v3/pkg/action"
 	helmrelease "helm.sh/helm/v3/pkg/release"
@@ -54,6 +55,20 @@ func (c *cluster) resizeRequest(workers int32) *pb.ResizeClusterRequest {
 	c.spec.Cluster.NodeCount = workers
 	c.setStatus("UPDATE_IN_PROGRESS")
 	return &pb.ResizeClusterRequest{Context: c.ctx, Spec: c.spec, NodegroupUuid: ng.Uuid, NodeCount: workers}
+}
+
+// upgradeRequest is Magnum's upgrade to a new template of Kubernetes
+// version (an image the test bed has), with the spec showing it, as the
+// conductor saves it.
+func (c *cluster) upgradeRequest(version string) *pb.UpgradeClusterRequest {
+	tmpl := c.spec.ClusterTemplate
+	tmpl.Uuid, tmpl.Name, tmpl.ImageId = uuid.NewString(), "k8s-"+version, stack.Info.Images[version]
+	c.spec.Cluster.ClusterTemplateId = tmpl.Uuid
+	for _, ng := range c.spec.Nodegroups {
+		ng.ImageId = tmpl.ImageId
+	}
+	c.setStatus("UPDATE_IN_PROGRESS")
+	return &pb.UpgradeClusterRequest{Context: c.ctx, Spec: c.spec}
 }
 
 // remove deletes the cluster through d and waits for DELETE_COMPLETE.

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -339,15 +338,10 @@ func resize(t *testing.T, c *cluster, workers int32, remove []string) {
 // upgrade is Magnum's cluster upgrade to a template of another version.
 func upgrade(t *testing.T, c *cluster, version string) {
 	t.Helper()
-	tmpl := c.spec.ClusterTemplate
-	tmpl.Uuid, tmpl.Name, tmpl.ImageId = uuid.NewString(), "k8s-"+version, stack.Info.Images[version]
-	c.spec.Cluster.ClusterTemplateId = tmpl.Uuid
-	for _, ng := range c.spec.Nodegroups {
-		ng.ImageId = tmpl.ImageId
-	}
-	c.setStatus("UPDATE_IN_PROGRESS")
+	req := c.upgradeRequest(version)
+	req.MaxBatchSize, req.NodegroupUuid = 1, c.nodegroup("default-worker").Uuid
 	ctx, cancel := callCtx()
-	_, err := driver.UpgradeCluster(ctx, &pb.UpgradeClusterRequest{Context: c.ctx, Spec: c.spec, MaxBatchSize: 1, NodegroupUuid: c.nodegroup("default-worker").Uuid})
+	_, err := driver.UpgradeCluster(ctx, req)
 	cancel()
 	if err != nil {
 		t.Fatalf("UpgradeCluster: %v", err)

@@ -5,12 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
 
 // TestUpgradeHonoursMaxBatchSize: Magnum's upgrade max_batch_size becomes
@@ -30,15 +27,10 @@ func TestUpgradeHonoursMaxBatchSize(t *testing.T) {
 		t.Fatalf("before the upgrade the workers' rolling update is %v, want the chart's maxUnavailable 1", got)
 	}
 
-	tmpl := c.spec.ClusterTemplate
-	tmpl.Uuid, tmpl.Name, tmpl.ImageId = uuid.NewString(), "k8s-v1.34.1", stack.Info.Images["v1.34.1"]
-	c.spec.Cluster.ClusterTemplateId = tmpl.Uuid
-	for _, ng := range c.spec.Nodegroups {
-		ng.ImageId = tmpl.ImageId
-	}
-	c.setStatus("UPDATE_IN_PROGRESS")
+	req := c.upgradeRequest("v1.34.1")
+	req.MaxBatchSize = 3
 	ctx, cancel := callCtx()
-	_, err := driver.UpgradeCluster(ctx, &pb.UpgradeClusterRequest{Context: c.ctx, Spec: c.spec, MaxBatchSize: 3})
+	_, err := driver.UpgradeCluster(ctx, req)
 	cancel()
 	if err != nil {
 		t.Fatalf("UpgradeCluster: %v", err)
