@@ -43,6 +43,16 @@ build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin
 	cd $(CAPI_CONTROLLERS) && $(GO) build -o $(BIN)/capi-controllers ./cmd/capi-controllers
 	$(GO) build -o $(BIN)/stackhpc-install ./test/cmd/stackhpc-install
 
+# The shim's wheel, built as docs/operator-guide.md's build-shim block builds
+# it (Debian's setuptools, no package index): what hosts without Kolla
+# install (the guide's install-shim block). Kolla's images take the same
+# wheel from the sidecar image (deploy/Dockerfile's shim stage).
+.PHONY: wheel
+wheel: ## Build the shim's wheel dist/magnum_capi-<version>-py3-none-any.whl from magnum/, with no package index.
+	rm -f dist/magnum_capi-*.whl
+	$(PYTHON) -m pip wheel --no-index --no-build-isolation --no-deps -w dist ./magnum
+	rm -rf magnum/build
+
 .PHONY: generate
 generate: ## Regenerate the Go and Python code from proto/ with buf.
 	PATH="$(PROTO_TOOLS):$$PATH" buf generate
