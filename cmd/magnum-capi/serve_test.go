@@ -44,6 +44,10 @@ func TestServeStartupErrors(t *testing.T) {
 		}, "managementClusters[0].kubeconfig", 2},
 		{"unknown option", func(string) string { return "values:\n  keystone_auth_url: https://k\n" }, "keystone_auth_url", 2},
 		{"bad site default", func(string) string { return "values:\n  labelDefaults:\n    boot_volume_size: big\n" }, "values.labelDefaults.boot_volume_size", 2},
+		{"log file that cannot be opened", func(dir string) string {
+			return "log:\n  file: " + filepath.Join(dir, "kubeconfig", "magnum-capi.log") + "\n"
+		}, "log.file", 2},
+		{"log file not absolute", func(string) string { return "log:\n  file: magnum-capi.log\n" }, "log.file", 2},
 		// Not the configuration's fault: a restart may find it up.
 		{"management API down at start", func(string) string { return "" }, "connection refused", 1},
 	}
@@ -104,4 +108,44 @@ func mergeTop(base, extra string) string {
 		}
 	}
 	return out.String()
+}
+
+// TestServeLogFile: with log.file the log is appended to that file (what
+// was there stays: logrotate's copytruncate and restarts lose nothing), and
+// a start that fails still says so on standard error, naming the file.
+func TestServeLogFile(t *testing.T) {
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(kubeconfigFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(dir, "magnum-capi.log")
+	if err := os.WriteFile(logFile, []byte("{\"msg\":\"earlier\"}\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	body := "listen: unix://" + filepath.Join(dir, "s.sock") + "\nmetricsAddress: \"\"\n" +
+		"log:\n  file: " + logFile + "\n" +
+		"chart:\n  repository: https://charts.example.com\n  cacheDir: " + filepath.Join(dir, "kubeconfig", "charts") + "\n" +
+		"managementClusters:\n  - name: default\n    kubeconfig: " + kubeconfig + "\n"
+	file := filepath.Join(dir, "magnum-capi.yaml")
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if code := dispatch(ctx, []string{"serve", "--config", file}, nil, &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2 (unwritable chart.cacheDir); stderr %q", code, stderr.String())
+	}
+	logged, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(logged)), "\n")
+	if len(lines) < 2 || lines[0] != `{"msg":"earlier"}` || !strings.Contains(string(logged), "chart.cacheDir") {
+		t.Errorf("log file %s: want the earlier line kept and the start failure (naming chart.cacheDir) appended as JSON:\n%s", logFile, logged)
+	}
+	if !strings.Contains(stderr.String(), logFile) || !strings.Contains(stderr.String(), "chart.cacheDir") {
+		t.Errorf("stderr %q: want the failure named there too, with the log file", stderr.String())
+	}
 }
