@@ -98,6 +98,18 @@ bench: deps tools build ## Benchmarks: values rendering, cache reads, status at 
 	$(BENCH_STACK) -bench BenchmarkTestBed ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkStatus ./test/bench/
 
+# Fuzzing runs only here, never in go-test: every fuzz target (hack/fuzz.sh
+# finds them) for FUZZ_EXECS executions each, one after another; the table
+# (executions, time and rate per target) goes to docs/benchmarks.md by hand
+# from bin/fuzz.md. A failing input lands in <package>/testdata/fuzz/<target>/,
+# a seed case for every later go test.
+FUZZ_EXECS ?= 1000000
+.PHONY: fuzz
+fuzz: ## Every fuzz target for FUZZ_EXECS executions each (default 10^6; not part of make test), table in bin/fuzz.md.
+	mkdir -p $(BIN)
+	GO=$(GO) hack/fuzz.sh $(FUZZ_EXECS) $(BIN)/fuzz.md
+	cat $(BIN)/fuzz.md
+
 # The long forms of test/e2e's reliability tests (the short ones run in
 # go-test): 200 clusters through create -> complete -> delete, 10 at a time.
 SOAK_ENV = MAGNUM_CAPI_LOAD_CLUSTERS=200 MAGNUM_CAPI_LOAD_PARALLEL=10
