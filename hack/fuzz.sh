@@ -7,6 +7,10 @@
 # after running the remaining targets.
 #
 #   hack/fuzz.sh EXECS [TABLE_FILE]
+#
+# FUZZ_MATCH (an extended regular expression on "<package> <target>") runs
+# only the targets it matches. The table is written row by row, so a run
+# that is stopped keeps the rows of the targets it finished.
 set -euo pipefail
 
 execs=${1:?usage: hack/fuzz.sh EXECS [TABLE_FILE]}
@@ -19,12 +23,15 @@ mapfile -t targets < <(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v '
 		for name in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
 			echo "./$(dirname "${file#./}") $name"
 		done
-	done)
+	done | grep -E "${FUZZ_MATCH:-.}")
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 failed=0
-rows=()
+{
+	echo "| target | package | executions | fuzzing time | rate | wall time (with build) | result |"
+	echo "|---|---|---|---|---|---|---|"
+} >"$table"
 for t in "${targets[@]}"; do
 	read -r pkg name <<<"$t"
 	echo "== $pkg $name: $execs executions" >&2
@@ -47,12 +54,6 @@ for t in "${targets[@]}"; do
 	fuzz_secs=${fuzz_secs:-0}
 	wall=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.0f", e - s }')
 	rate=$(awk -v n="$done_execs" -v s="$fuzz_secs" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "—" }')
-	rows+=("| \`$name\` | \`$pkg\` | $done_execs | ${fuzz_secs} s | $rate/s | ${wall} s | $result |")
+	echo "| \`$name\` | \`$pkg\` | $done_execs | ${fuzz_secs} s | $rate/s | ${wall} s | $result |" >>"$table"
 done
-
-{
-	echo "| target | package | executions | fuzzing time | rate | wall time (with build) | result |"
-	echo "|---|---|---|---|---|---|---|"
-	printf '%s\n' "${rows[@]}"
-} >"$table"
 exit "$failed"
