@@ -16,6 +16,9 @@ set -euo pipefail
 execs=${1:?usage: hack/fuzz.sh EXECS [TABLE_FILE]}
 table=${2:-/dev/stdout}
 go=${GO:-go}
+# How long go test may minimize each new interesting input (its default,
+# 60s, stalls a run on every one: minimizing executions are not counted).
+minimize=${FUZZ_MINIMIZE:-200x}
 cd "$(dirname "$0")/.."
 
 mapfile -t targets < <(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v '^./test/capicontrollers/' | sort |
@@ -37,7 +40,7 @@ for t in "${targets[@]}"; do
 	echo "== $pkg $name: $execs executions" >&2
 	start=$(date +%s.%N)
 	# -run '^$': no unit test, only the target (its seeds first).
-	if "$go" test -run '^$' -fuzz "^${name}\$" -fuzztime "${execs}x" "$pkg" >"$log" 2>&1; then
+	if "$go" test -run '^$' -fuzz "^${name}\$" -fuzztime "${execs}x" -fuzzminimizetime "$minimize" "$pkg" >"$log" 2>&1; then
 		result=pass
 	else
 		result="**FAILED** (input in $pkg/testdata/fuzz/$name/)"
