@@ -28,7 +28,9 @@ func FuzzRequestChecks(f *testing.F) {
 	for _, m := range []func(*pb.CreateClusterRequest){
 		func(*pb.CreateClusterRequest) {},
 		func(r *pb.CreateClusterRequest) { r.Spec.Cluster.StackId = "Prod/x" },
-		func(r *pb.CreateClusterRequest) { r.Spec.Cluster.Labels = map[string]string{"k": strings.Repeat("v", 70<<10)} },
+		func(r *pb.CreateClusterRequest) {
+			r.Spec.Cluster.Labels = map[string]string{"k": strings.Repeat("v", 70<<10)}
+		},
 		func(r *pb.CreateClusterRequest) { r.Spec.Nodegroups = append(r.Spec.Nodegroups, r.Spec.Nodegroups[0]) },
 		func(r *pb.CreateClusterRequest) { r.Spec.Cluster.CreatedAt = "yesterday" },
 		func(r *pb.CreateClusterRequest) { r.Context = nil },
