@@ -43,6 +43,16 @@ build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin
 	cd $(CAPI_CONTROLLERS) && $(GO) build -o $(BIN)/capi-controllers ./cmd/capi-controllers
 	$(GO) build -o $(BIN)/stackhpc-install ./test/cmd/stackhpc-install
 
+# The shim's wheel, built as docs/operator-guide.md's build-shim block builds
+# it (Debian's setuptools, no package index): what hosts without Kolla
+# install (the guide's install-shim block). Kolla's images take the same
+# wheel from the sidecar image (deploy/Dockerfile's shim stage).
+.PHONY: wheel
+wheel: ## Build the shim's wheel dist/magnum_capi-<version>-py3-none-any.whl from magnum/, with no package index.
+	rm -f dist/magnum_capi-*.whl
+	$(PYTHON) -m pip wheel --no-index --no-build-isolation --no-deps -w dist ./magnum
+	rm -rf magnum/build
+
 .PHONY: generate
 generate: ## Regenerate the Go and Python code from proto/ with buf.
 	PATH="$(PROTO_TOOLS):$$PATH" buf generate
@@ -87,6 +97,18 @@ bench: deps tools build ## Benchmarks: values rendering, cache reads, status at 
 	$(BENCH_STACK) -bench BenchmarkCreate ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkTestBed ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkStatus ./test/bench/
+
+# Fuzzing runs only here, never in go-test: every fuzz target (hack/fuzz.sh
+# finds them) for FUZZ_EXECS executions each, one after another; the table
+# (executions, time and rate per target) goes to docs/benchmarks.md by hand
+# from bin/fuzz.md. A failing input lands in <package>/testdata/fuzz/<target>/,
+# a seed case for every later go test.
+FUZZ_EXECS ?= 1000000
+.PHONY: fuzz
+fuzz: ## Every fuzz target for FUZZ_EXECS executions each (default 10^6; not part of make test), table in bin/fuzz.md.
+	mkdir -p $(BIN)
+	GO=$(GO) hack/fuzz.sh $(FUZZ_EXECS) $(BIN)/fuzz.md
+	cat $(BIN)/fuzz.md
 
 # The long forms of test/e2e's reliability tests (the short ones run in
 # go-test): 200 clusters through create -> complete -> delete, 10 at a time.

@@ -79,6 +79,7 @@ func kollaVars(cacert string) map[string]any {
 		"magnum_capi_sidecar_address":         "unix:///run/magnum-capi/magnum-capi.sock",
 		"magnum_capi_sidecar_metrics_address": "10.0.0.11:9561",
 		"magnum_capi_sidecar_log_level":       "info",
+		"magnum_capi_sidecar_log_file":        "/var/log/kolla/magnum/magnum-capi-sidecar.log",
 		"magnum_capi_chart_repository":        "https://azimuth-cloud.github.io/capi-helm-charts",
 		"magnum_capi_chart_version":           "0.27.0",
 		"keystone_public_url":                 "https://cloud.example.com:5000",
@@ -116,6 +117,7 @@ func TestKollaTemplates(t *testing.T) {
 			ConfigFiles []struct {
 				Source, Dest, Owner, Perm string
 			} `json:"config_files"`
+			Directories []struct{ Path, Owner, Perm string } `json:"directories"`
 		}
 		if err := json.Unmarshal([]byte(renderJinja(t, files[templates+"magnum-capi-sidecar.json.j2"], vars)), &start); err != nil {
 			t.Fatalf("config.json (CA %v) is not JSON: %v", withCA, err)
@@ -147,6 +149,17 @@ func TestKollaTemplates(t *testing.T) {
 		cfg, err := config.Load(file, nil)
 		if err != nil {
 			t.Fatalf("the sidecar refuses the configuration Kolla-Ansible writes (CA %v): %v\n%s", withCA, err, sidecarYAML)
+		}
+		// The log goes where Kolla's services log, into a directory
+		// kolla_start gives the magnum user.
+		logDir := ""
+		for _, d := range start.Directories {
+			if d.Path == filepath.Dir(cfg.Log.File) && strings.HasPrefix(d.Owner, "magnum:") {
+				logDir = d.Path
+			}
+		}
+		if cfg.Log.File != vars["magnum_capi_sidecar_log_file"] || logDir == "" {
+			t.Errorf("log.file %q: want magnum_capi_sidecar_log_file in a directory config.json makes the magnum user's (%+v)", cfg.Log.File, start.Directories)
 		}
 		if cfg.Listen != vars["magnum_capi_sidecar_address"] || cfg.OpenStack.Cloud != "magnum" || (cfg.OpenStack.CAFile != "") != withCA {
 			t.Errorf("configuration: listen %s cloud %s caFile %q", cfg.Listen, cfg.OpenStack.Cloud, cfg.OpenStack.CAFile)

@@ -47,13 +47,23 @@ func runServe(ctx context.Context, args []string, _ io.Reader, _, stderr io.Writ
 		fmt.Fprintln(stderr, "magnum-capi serve:", err)
 		return 2
 	}
-	log := newLogger(cfg.Log, stderr)
+	out, closeLog, err := logOutput(cfg.Log, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "magnum-capi serve:", err)
+		return 2
+	}
+	defer closeLog()
+	log := newLogger(cfg.Log, out)
 	routeLibraryLogs(log)
 	// A process-wide setting, so here rather than in server.New (which
 	// tests run inside their own processes).
 	debug.SetGCPercent(cfg.GCPercent)
 	sidecar, err := server.New(cfg, log)
 	if err != nil {
+		if cfg.Log.File != "" {
+			// Also where `docker logs` and `systemctl status` look first.
+			fmt.Fprintln(stderr, "magnum-capi serve: not started (see", cfg.Log.File+"):", err)
+		}
 		return startFailed(log, err)
 	}
 	defer sidecar.Close()
@@ -87,6 +97,20 @@ func startFailed(log *slog.Logger, err error) int {
 func routeLibraryLogs(log *slog.Logger) {
 	ctrllog.SetLogger(logr.FromSlogHandler(log.Handler()))
 	klog.SetSlogLogger(log)
+}
+
+// logOutput is where the log goes: log.file opened for appending (so that
+// logrotate's copytruncate works: each line is written at the file's end),
+// or stderr. The error names the option (serve exits 2 on it).
+func logOutput(c config.Log, stderr io.Writer) (io.Writer, func(), error) {
+	if c.File == "" {
+		return stderr, func() {}, nil
+	}
+	f, err := os.OpenFile(c.File, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	if err != nil {
+		return nil, nil, config.Problem("log.file", c.File, fmt.Errorf("cannot be opened for appending: %w", err))
+	}
+	return f, func() { _ = f.Close() }, nil
 }
 
 func newLogger(c config.Log, w io.Writer) *slog.Logger {

@@ -41,6 +41,10 @@ type Config struct {
 type Log struct {
 	Level  string `mapstructure:"level"`  // debug, info, warn, error
 	Format string `mapstructure:"format"` // json, text
+	// File, when set, receives the log (appended; rotate it with
+	// copytruncate) instead of standard error: Kolla's services log to
+	// /var/log/kolla/<project>/, where its fluentd and logrotate look.
+	File string `mapstructure:"file"`
 }
 
 type TLS struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,6 +107,9 @@ func (c Config) validateServing(bad func(option, value, problem string)) {
 	case "json", "text":
 	default:
 		bad("log.format", c.Log.Format, "expected json or text")
+	}
+	if c.Log.File != "" && !filepath.IsAbs(c.Log.File) {
+		bad("log.file", c.Log.File, "expected an absolute path (empty: standard error)")
 	}
 }
 
