@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -20,39 +19,6 @@ var updateRecorded = flag.Bool("update", false, "rewrite testdata/capi-v1.13/*/w
 // recordedDir holds snapshots recorded from the real Cluster API v1.13
 // controllers of the test bed (see its PROVENANCE.md).
 const recordedDir = "testdata/capi-v1.13"
-
-// RecordedRequest is request.json of a recorded snapshot: Magnum's side of
-// the question, and the rows of docs/status.md the snapshot verifies. The
-// end-to-end test that records snapshots (test/e2e/status_capi_test.go)
-// writes it.
-type RecordedRequest struct {
-	Rows              []string          `json:"rows"`
-	Status            string            `json:"status"`
-	StackID           string            `json:"stack_id"`
-	OperationStarted  time.Time         `json:"operation_started"`
-	CreateTimeout     Duration          `json:"create_timeout"`
-	ReleaseExists     bool              `json:"release_exists"`
-	NodeGroups        []NodeGroup       `json:"node_groups"`
-	CurrentAPIAddress string            `json:"current_api_address"`
-	CurrentCOEVersion string            `json:"current_coe_version"`
-	Now               time.Time         `json:"now"`
-	Config            map[string]string `json:"config,omitempty"`
-}
-
-// Duration is a time.Duration written as a Go duration string.
-type Duration struct{ time.Duration }
-
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
-
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	v, err := time.ParseDuration(s)
-	d.Duration = v
-	return err
-}
 
 // recordedAnswer is want.json: what Derive and DeriveHealth make of it.
 type recordedAnswer struct {
@@ -78,30 +44,11 @@ func TestRecordedSnapshots(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SnapshotFromObjects: %v", err)
 			}
-			r := Request{
-				Status: req.Status, StackID: req.StackID, OperationStarted: req.OperationStarted,
-				CreateTimeout: req.CreateTimeout.Duration, ReleaseExists: req.ReleaseExists, NodeGroups: req.NodeGroups,
-				CurrentAPIAddress: req.CurrentAPIAddress, CurrentCOEVersion: req.CurrentCOEVersion, Now: req.Now,
+			cfg, err := req.Config()
+			if err != nil {
+				t.Fatal(err)
 			}
-			cfg := DefaultConfig()
-			for k, v := range req.Config {
-				d, err := time.ParseDuration(v)
-				if err != nil {
-					t.Fatalf("config %s: %v", k, err)
-				}
-				switch k {
-				case "update_timeout":
-					cfg.UpdateTimeout = d
-				case "delete_timeout":
-					cfg.DeleteTimeout = d
-				case "addon_failure_grace":
-					cfg.AddonFailureGrace = d
-				case "default_create_timeout":
-					cfg.DefaultCreateTimeout = d
-				default:
-					t.Fatalf("config %s: unknown", k)
-				}
-			}
+			r := req.Request()
 			got, err := json.MarshalIndent(recordedAnswer{Result: Derive(r, snap, cfg), Health: DeriveHealth(r, snap)}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -126,9 +73,9 @@ func TestRecordedSnapshots(t *testing.T) {
 }
 
 // readRecorded reads request.json and objects.yaml of one recording.
-func readRecorded(t *testing.T, dir string) (RecordedRequest, []*unstructured.Unstructured) {
+func readRecorded(t *testing.T, dir string) (Recording, []*unstructured.Unstructured) {
 	t.Helper()
-	var req RecordedRequest
+	var req Recording
 	raw, err := os.ReadFile(filepath.Join(dir, "request.json"))
 	if err != nil {
 		t.Fatal(err)

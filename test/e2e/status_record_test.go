@@ -33,20 +33,6 @@ import (
 
 const recordEnv = "MAGNUM_CAPI_RECORD_STATUS"
 
-// recordedRequest is capistatus's request.json (capistatus/recorded_test.go).
-type recordedRequest struct {
-	Rows              []string               `json:"rows"`
-	Status            string                 `json:"status"`
-	StackID           string                 `json:"stack_id"`
-	OperationStarted  time.Time              `json:"operation_started"`
-	CreateTimeout     string                 `json:"create_timeout"`
-	ReleaseExists     bool                   `json:"release_exists"`
-	NodeGroups        []capistatus.NodeGroup `json:"node_groups"`
-	CurrentAPIAddress string                 `json:"current_api_address"`
-	CurrentCOEVersion string                 `json:"current_coe_version"`
-	Now               time.Time              `json:"now"`
-}
-
 // checkpoint polls the sidecar until its answer for c, and capistatus's for
 // the objects read right after, agree (the controllers may move between the
 // two reads), records the objects when asked to, writes the answer back to
@@ -93,10 +79,10 @@ func checkpoint(t *testing.T, c *cluster, name string, started time.Time, rows .
 
 // recordedRequestFor is what the sidecar asks capistatus for c
 // (server/clusters/status.go statusRequest).
-func recordedRequestFor(c *cluster, started time.Time) recordedRequest {
-	req := recordedRequest{
+func recordedRequestFor(c *cluster, started time.Time) capistatus.Recording {
+	req := capistatus.Recording{
 		Status: c.spec.Cluster.Status, StackID: c.spec.Cluster.StackId, OperationStarted: started,
-		CreateTimeout:     (time.Duration(c.spec.Cluster.CreateTimeout) * time.Minute).String(),
+		CreateTimeout:     capistatus.Duration{Duration: time.Duration(c.spec.Cluster.CreateTimeout) * time.Minute},
 		CurrentAPIAddress: c.spec.Cluster.ApiAddress, CurrentCOEVersion: c.spec.Cluster.CoeVersion,
 	}
 	for _, ng := range c.spec.Nodegroups {
@@ -118,18 +104,13 @@ func releaseExists(objs []*unstructured.Unstructured, stackID string) bool {
 }
 
 // replay is capistatus's answer for the request and objects.
-func replay(t *testing.T, req recordedRequest, objs []*unstructured.Unstructured) capistatus.Result {
+func replay(t *testing.T, req capistatus.Recording, objs []*unstructured.Unstructured) capistatus.Result {
 	t.Helper()
 	snap, err := capistatus.SnapshotFromObjects(req.StackID, objs)
 	if err != nil {
 		t.Fatalf("SnapshotFromObjects: %v", err)
 	}
-	timeout, _ := time.ParseDuration(req.CreateTimeout)
-	return capistatus.Derive(capistatus.Request{
-		Status: req.Status, StackID: req.StackID, OperationStarted: req.OperationStarted, CreateTimeout: timeout,
-		ReleaseExists: req.ReleaseExists, NodeGroups: req.NodeGroups, CurrentAPIAddress: req.CurrentAPIAddress,
-		CurrentCOEVersion: req.CurrentCOEVersion, Now: req.Now,
-	}, snap, capistatus.DefaultConfig())
+	return capistatus.Derive(req.Request(), snap, capistatus.DefaultConfig())
 }
 
 // differs says how the sidecar's answer and capistatus's differ ("": not).
@@ -154,7 +135,7 @@ func differs(s *pb.ClusterStatus, r capistatus.Result) string {
 // addons' values and manifest sources are left out to keep the files
 // small: capistatus reads neither (the sidecar's cache drops managed fields
 // too).
-func writeRecording(t *testing.T, name string, req recordedRequest, objs []*unstructured.Unstructured) {
+func writeRecording(t *testing.T, name string, req capistatus.Recording, objs []*unstructured.Unstructured) {
 	t.Helper()
 	dir := filepath.Join(testbed.RepoRoot(), "capistatus", "testdata", "capi-v1.13", name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
