@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/magnum-capi/magnum-capi/test/ports"
 )
 
 // serveTimeout bounds one uwsgi start: Keystone loads in about 2 s here, so
@@ -32,7 +33,7 @@ type uwsgiProcess struct {
 func serve(ctx context.Context, l layout) (*uwsgiProcess, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
+		port, err := ports.Free()
 		if err != nil {
 			return nil, err
 		}
@@ -144,15 +145,6 @@ func (p *uwsgiProcess) stop() error {
 		return p.err
 	}
 	return nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func readFile(path string) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/magnum-capi/magnum-capi/test/keystone"
+	"github.com/magnum-capi/magnum-capi/test/ports"
 )
 
 // Lane is one Magnum release running against the Cloud: its magnum-api and
@@ -78,7 +79,7 @@ func StartLane(ctx context.Context, c *Cloud, rel Release) (_ *Lane, err error) 
 	if err := c.DB.CreateDatabase(ctx, db, user, c.dbPassword); err != nil {
 		return nil, err
 	}
-	apiPort, err := freePort()
+	apiPort, err := ports.Free()
 	if err != nil {
 		return nil, err
 	}

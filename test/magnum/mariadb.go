@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/magnum-capi/magnum-capi/test/ports"
 )
 
 // MariaDB is Debian's MariaDB server (mariadb-server-core: the same mariadbd
@@ -40,7 +42,7 @@ func StartMariaDB(ctx context.Context, dir string) (*MariaDB, error) {
 		return nil, fmt.Errorf("mariadb-install-db: %w\n%s", err, out)
 	}
 	var err error
-	if m.Port, err = freePort(); err != nil {
+	if m.Port, err = ports.Free(); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command("mariadbd", "--no-defaults", "--datadir="+data, "--socket="+m.socket,

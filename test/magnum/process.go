@@ -88,16 +88,6 @@ func (p *process) waitFor(ctx context.Context, what string, timeout time.Duratio
 	}
 }
 
-// freePort is a TCP port free on 127.0.0.1 a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // listening reports whether something accepts connections on the port.
 func listening(port int) bool {
 	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)

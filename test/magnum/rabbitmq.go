@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/magnum-capi/magnum-capi/test/ports"
 )
 
 // RabbitMQ is Debian's rabbitmq-server run by the test on free ports, with
@@ -41,15 +43,15 @@ func StartRabbitMQ(ctx context.Context, dir string, vhosts map[string]string) (*
 			return nil, err
 		}
 	}
-	var ports [3]int
-	for i := range ports {
-		p, err := freePort()
+	var port [3]int
+	for i := range port {
+		p, err := ports.Free()
 		if err != nil {
 			return nil, err
 		}
-		ports[i] = p
+		port[i] = p
 	}
-	r.Port = ports[0]
+	r.Port = port[0]
 	defs := map[string]any{"users": []any{}, "vhosts": []any{}, "permissions": []any{}}
 	for vhost, password := range vhosts {
 		defs["users"] = append(defs["users"].([]any), map[string]any{"name": vhost, "password": password, "tags": ""})
@@ -75,8 +77,8 @@ func StartRabbitMQ(ctx context.Context, dir string, vhosts map[string]string) (*
 		"RABBITMQ_NODENAME=rabbit-"+strconv.Itoa(r.Port)+"@localhost",
 		"RABBITMQ_NODE_IP_ADDRESS=127.0.0.1",
 		"RABBITMQ_NODE_PORT="+strconv.Itoa(r.Port),
-		"RABBITMQ_DIST_PORT="+strconv.Itoa(ports[1]),
-		"ERL_EPMD_PORT="+strconv.Itoa(ports[2]),
+		"RABBITMQ_DIST_PORT="+strconv.Itoa(port[1]),
+		"ERL_EPMD_PORT="+strconv.Itoa(port[2]),
 		"RABBITMQ_CONFIG_FILE="+filepath.Join(dir, "rabbitmq.conf"),
 		"RABBITMQ_MNESIA_BASE="+filepath.Join(dir, "mnesia"),
 		"RABBITMQ_LOG_BASE="+filepath.Join(dir, "log"),
@@ -86,13 +88,13 @@ func StartRabbitMQ(ctx context.Context, dir string, vhosts map[string]string) (*
 	)
 	// Our own port mapper in the foreground: the broker would otherwise
 	// start a daemonised one that outlives the test.
-	epmd := exec.Command("epmd", "-port", strconv.Itoa(ports[2]), "-address", "127.0.0.1")
+	epmd := exec.Command("epmd", "-port", strconv.Itoa(port[2]), "-address", "127.0.0.1")
 	epmd.Env = env
 	var err error
 	if r.epmd, err = startProcess("epmd", epmd, filepath.Join(dir, "epmd.log")); err != nil {
 		return nil, err
 	}
-	if err := r.epmd.waitFor(ctx, "epmd to listen", 30*time.Second, func() bool { return listening(ports[2]) }); err != nil {
+	if err := r.epmd.waitFor(ctx, "epmd to listen", 30*time.Second, func() bool { return listening(port[2]) }); err != nil {
 		r.Stop()
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/magnum-capi/magnum-capi/test/harness"
+	"github.com/magnum-capi/magnum-capi/test/ports"
 	"github.com/magnum-capi/magnum-capi/test/testbed"
 )
 
@@ -123,7 +124,7 @@ func StartSidecar(ctx context.Context, dir, binary string, info harness.Info) (*
 	if err := os.MkdirAll(s.RunDir, 0o755); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := ports.Free()
 	if err != nil {
 		return nil, err
 	}
