@@ -83,7 +83,8 @@ func servingCert(dir string) ([]byte, error) {
 	return certPEM, os.WriteFile(filepath.Join(dir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600)
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1.
+// freePort asks the kernel for a free port on 127.0.0.1 (test/ports.Free
+// in the main module; this module imports nothing from it).
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
