@@ -73,7 +73,8 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 	rerr := lock.Release(releaseCtx)
 	cancelRelease()
 	if rerr != nil {
-		s.log.WarnContext(ctx, "releasing the cluster lease", "stack_id", spec.Cluster.StackID, "err", rerr)
+		s.log.WarnContext(ctx, "releasing the cluster lease; retrying in the background", "stack_id", spec.Cluster.StackID, "err", rerr)
+		go s.releaseLater(ctx, lock, spec.Cluster.StackID)
 	}
 	select {
 	case <-lock.Lost():
@@ -83,6 +84,25 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 	default:
 	}
 	return err
+}
+
+// lockLateReleaseTimeout bounds releaseLater: past it the Lease is left for
+// the next operation on the cluster, which takes it over once its TTL has
+// passed and deletes it.
+const lockLateReleaseTimeout = 2 * time.Minute
+
+// releaseLater retries, after the answer, a release that did not fit in the
+// caller's deadline, so the Lease is not left behind (benchmarks on a loaded
+// API server left one per refused create).
+func (s *Service) releaseLater(ctx context.Context, lock *kube.Lock, stackID string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockLateReleaseTimeout)
+	defer cancel()
+	if err := lock.ReleaseRetrying(ctx); err != nil {
+		s.log.WarnContext(ctx, "the cluster lease is left until the next operation on the cluster takes it over",
+			"stack_id", stackID, "err", err)
+		return
+	}
+	s.log.InfoContext(ctx, "released the cluster lease after the answer", "stack_id", stackID)
 }
 
 // waitContext bounds the wait for a Lease: the caller's deadline less

@@ -268,5 +268,24 @@ func (l *Lock) Release(ctx context.Context) error {
 	return fmt.Errorf("releasing lease %s: changed under every attempt: %w", l.key, err)
 }
 
+// ReleaseRetrying is Release tried again every second until it succeeds or
+// ctx ends. It is for a Lease whose release within the caller's deadline
+// failed (a loaded or restarting API server): left alone, the next
+// operation on the cluster would wait out its TTL, and a cluster never
+// operated on again would keep it.
+func (l *Lock) ReleaseRetrying(ctx context.Context) error {
+	for {
+		err := l.Release(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Second):
+		}
+	}
+}
+
 // releaseAttempts bounds Release's read-and-delete retries.
 const releaseAttempts = 5

@@ -206,6 +206,53 @@ func TestLeaseReleaseAfterLateRenewal(t *testing.T) {
 	}
 }
 
+// TestLeaseReleaseRetried: a release refused by the API server (here its
+// first two deletes answer 503) can be retried, and ReleaseRetrying keeps
+// at it until the Lease is gone.
+func TestLeaseReleaseRetried(t *testing.T) {
+	c := leaseClient(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	lock, err := c.AcquireLock(ctx, LockRequest{Namespace: ns, Name: "retried", Holder: "sidecar-a/op1", TTL: 30 * time.Second}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusals := 2
+	c.leases = refuseDeletes{Client: c.leaseClient(), left: &refusals}
+	if err := lock.Release(ctx); !apierrors.IsServiceUnavailable(err) {
+		t.Fatalf("Release with the API server refusing: %v, want its 503", err)
+	}
+	if _, ok := getLease(t, ns, "retried"); !ok {
+		t.Fatal("the refused release deleted the Lease")
+	}
+	retryCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := lock.ReleaseRetrying(retryCtx); err != nil {
+		t.Fatalf("ReleaseRetrying: %v", err)
+	}
+	if refusals != 0 {
+		t.Errorf("%d refusals unused: the retry did not go through the API server", refusals)
+	}
+	if l, ok := getLease(t, ns, "retried"); ok {
+		t.Errorf("the Lease was left behind: %+v", l.Spec)
+	}
+}
+
+// refuseDeletes answers the first *left deletes 503, as a restarting API
+// server does.
+type refuseDeletes struct {
+	client.Client
+	left *int
+}
+
+func (r refuseDeletes) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if *r.left > 0 {
+		*r.left--
+		return apierrors.NewServiceUnavailable("the API server is restarting")
+	}
+	return r.Client.Delete(ctx, obj, opts...)
+}
+
 // beforeDelete runs hook before every Delete.
 type beforeDelete struct {
 	client.Client
