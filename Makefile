@@ -126,10 +126,15 @@ py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
 	cd magnum && $(PY_ENV) $(PYTHON) -m pytest -q --durations=15 -p no:warnings -p no:cacheprovider magnum_capi
 
 .PHONY: test
-# One after the other: run side by side (four stacks on two cores) the API
-# server's writes took seconds each and a resize outlasted the shim's 45 s
-# call_timeout, which a cloud's management cluster would not see.
-test: deps tools verify go-test py-test magnum-test ## Everything CI runs (installs what it needs).
+# The Go tests and the Python tests side by side: each runs one stack and
+# spends most of its time waiting for the Cluster API controllers (together
+# well under two cores). The Magnum lanes after them, alone: next to
+# another stack, the API server's writes took seconds each and a resize
+# outlasted the shim's 45 s call_timeout, which a cloud's management
+# cluster would not see. --output-sync: each suite's output in one piece.
+test: deps tools verify build ## Everything CI runs (installs what it needs).
+	$(MAKE) --no-print-directory -j2 --output-sync=target go-test py-test
+	$(MAKE) --no-print-directory magnum-test
 
 .PHONY: testbed
 testbed: deps tools build ## Run the test stack (management API, CRDs, conversion, the real Cluster API controllers, chart repo, Keystone) until interrupted.
