@@ -12,10 +12,11 @@ BIN := $(CURDIR)/bin
 # and cached outside the repository by test/tools/build.sh.
 ASSETS = $(shell test/tools/build.sh kube)
 PROTO_TOOLS = $(shell test/tools/build.sh proto)
-# 30m: the end-to-end suite can outlast go test's default 10m per package on
-# a busy two-core machine. -shuffle=on: no test may depend on another's
+# 45m: the end-to-end suite (about 20 minutes alone) runs beside the Python
+# tests and can outlast go test's default 10m per package, and 30m on a
+# loaded two-core machine. -shuffle=on: no test may depend on another's
 # leftovers or on running first.
-GO_TEST_FLAGS ?= -count=1 -shuffle=on -timeout 30m
+GO_TEST_FLAGS ?= -count=1 -shuffle=on -timeout 45m
 # What `magnum-capi version` prints (the image stamps it the same way).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 PURE_PACKAGES := ./helmvalues/... ./capistatus/... ./certs/...

@@ -13,6 +13,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 	"github.com/magnum-capi/magnum-capi/test/realcapi"
 )
 
@@ -412,6 +413,7 @@ func health(t *testing.T, c *cluster) *pb.GetClusterHealthResponse {
 
 func waitHealth(t *testing.T, c *cluster, what string, timeout time.Duration, ok func(*pb.GetClusterHealthResponse) bool) *pb.GetClusterHealthResponse {
 	t.Helper()
+	timeout = harness.Patience(timeout)
 	deadline := time.Now().Add(timeout)
 	var h *pb.GetClusterHealthResponse
 	for time.Now().Before(deadline) {

@@ -19,6 +19,7 @@ import (
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/server/watchcache"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 	"github.com/magnum-capi/magnum-capi/test/testbed"
 )
 
@@ -171,6 +172,7 @@ func writeRecording(t *testing.T, name string, req capistatus.Recording, objs []
 // and fails after timeout.
 func (c *cluster) waitUntil(t *testing.T, what string, timeout time.Duration, ok func(*pb.ClusterStatus) bool) *pb.ClusterStatus {
 	t.Helper()
+	timeout = harness.Patience(timeout)
 	deadline := time.Now().Add(timeout)
 	var last *pb.ClusterStatus
 	for time.Now().Before(deadline) {

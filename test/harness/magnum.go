@@ -118,6 +118,7 @@ func WriteStatus(spec *pb.ClusterSpec, s *pb.ClusterStatus) {
 // returns the statuses the cluster went through.
 func WaitForStatus(driver pb.DriverServiceClient, spec *pb.ClusterSpec, want string, timeout, interval time.Duration) ([]string, error) {
 	var seen []string
+	timeout = Patience(timeout)
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
