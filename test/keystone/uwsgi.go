@@ -68,6 +68,10 @@ func startUwsgi(l layout, port int) (*uwsgiProcess, error) {
 		"--http-keepalive",
 		"--wsgi-file", keystoneWSGI,
 		"--master", "--processes", "1", "--threads", "1",
+		// uwsgi's default backlog of 100 overflows when a benchmark creates
+		// 100 clusters at once (each makes an application credential): the
+		// router then closes the client's connection unanswered.
+		"--listen", "1024",
 		"--need-app",             // exit instead of serving 500s when Keystone fails to load
 		"--die-on-term",          // SIGTERM stops master, router and worker
 		"--buffer-size", "65535", // catalog-sized headers
