@@ -61,6 +61,7 @@ func TestManagerOnTestbed(t *testing.T) {
 		{"pending-upgrade", helmrelease.StatusPendingUpgrade, true},
 		{"pending-rollback", helmrelease.StatusPendingRollback, true},
 	}
+	t.Run("discovery shared and refreshed", func(t *testing.T) { testDiscoveryShared(t, env) })
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
