@@ -50,7 +50,7 @@ func BenchmarkDeploy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	values := benchValues(b)
+	values := baseValues(b)
 	m := NewManager(Options{HistoryMax: 10}, quiet())
 	rounds := 7
 	if n, err := fmt.Sscan(os.Getenv("MAGNUM_CAPI_BENCH_ROUNDS"), &rounds); n != 1 || err != nil {
@@ -134,15 +134,16 @@ func (m *Manager) deployHelmDefaults(ctx context.Context, t Target, name string,
 	return err
 }
 
-// benchValues are the chart's base values the tests use.
-func benchValues(b *testing.B) map[string]any {
+// baseValues are the chart's base values the tests deploy.
+func baseValues(tb testing.TB) map[string]any {
+	tb.Helper()
 	raw, err := os.ReadFile(filepath.Join(testbed.TestdataDir(), "chart-0.27.0", "values-base.yaml"))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	var values map[string]any
 	if err := yaml.Unmarshal(raw, &values); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return values
 }
