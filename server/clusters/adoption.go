@@ -2,7 +2,6 @@ package clusters
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -23,18 +22,11 @@ import (
 // decides (helmvalues.Adopt): a release with this driver's values gets the
 // rendered ones; another driver's or an adopted release keeps its values and
 // gets Magnum's counts, unless the Kubernetes version, image or chart changes.
-// The caller holds the cluster's Lease.
-func (s *Service) adoptValues(ctx context.Context, t release.Target, stackID string, ch *chart.Chart, values map[string]any, carry bool) (map[string]any, error) {
-	if !carry {
+// prev is the deployed release, nil when there is none. The caller holds
+// the cluster's Lease.
+func (s *Service) adoptValues(ctx context.Context, t release.Target, stackID string, prev *release.Release, ch *chart.Chart, values map[string]any, carry bool) (map[string]any, error) {
+	if !carry || prev == nil {
 		return helmvalues.MarkManaged(values), nil
-	}
-	prev, err := s.releases.Get(ctx, t, stackID)
-	var notFound *release.NotFoundError
-	switch {
-	case errors.As(err, &notFound):
-		return helmvalues.MarkManaged(values), nil
-	case err != nil:
-		return nil, err
 	}
 	a, err := helmvalues.Adopt(helmvalues.AdoptInput{
 		Deployed: prev.Values, DeployedChart: prev.ChartVersion,

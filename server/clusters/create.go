@@ -30,10 +30,13 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 		return "", err
 	}
 	err = s.withLock(ctx, op, func(ctx context.Context) error {
-		if err := s.ensureCredential(ctx, caller, op); err != nil {
-			return err
-		}
-		if err := s.applyCASecrets(ctx, op, caSecrets); err != nil {
+		// The credential (Keystone, then its Secret) and the CA Secrets do
+		// not depend on each other; the chart needs both.
+		err := allOf(
+			func() error { return s.ensureCredential(ctx, caller, op) },
+			func() error { return s.applyCASecrets(ctx, op, caSecrets) },
+		)
+		if err != nil {
 			return err
 		}
 		return s.deployRelease(ctx, op, op.values.values, true)

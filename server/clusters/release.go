@@ -20,17 +20,22 @@ func (op *operation) target() release.Target {
 // cluster's Lease.
 func (s *Service) deployRelease(ctx context.Context, op *operation, values map[string]any, carry bool) error {
 	t := op.target()
+	// One read of the deployed release serves the CA marker and adoption.
+	var prev *release.Release
 	if carry {
-		prev, err := s.releases.Get(ctx, t, op.stackID())
+		var err error
+		prev, err = s.releases.Get(ctx, t, op.stackID())
 		var notFound *release.NotFoundError
 		switch {
 		case err == nil:
 			carryMachineMetadata(prev.Values, values, caRotationKey)
-		case !errors.As(err, &notFound):
+		case errors.As(err, &notFound):
+			prev = nil
+		default:
 			return err
 		}
 	}
-	values, err := s.adoptValues(ctx, t, op.stackID(), op.chart, values, carry)
+	values, err := s.adoptValues(ctx, t, op.stackID(), prev, op.chart, values, carry)
 	if err != nil {
 		return err
 	}

@@ -54,15 +54,14 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 	})
 }
 
-// applyCASecrets writes the cluster's CA Secrets (server-side apply: a
-// retry converges). The caller holds the cluster's Lease.
+// applyCASecrets writes the cluster's CA Secrets, all at once (server-side
+// apply: a retry converges). The caller holds the cluster's Lease.
 func (s *Service) applyCASecrets(ctx context.Context, op *operation, secrets []*corev1.Secret) error {
-	for _, secret := range secrets {
-		if err := op.mc.Kube.ApplySecret(ctx, secret); err != nil {
-			return err
-		}
+	applies := make([]func() error, len(secrets))
+	for i, secret := range secrets {
+		applies[i] = func() error { return op.mc.Kube.ApplySecret(ctx, secret) }
 	}
-	return nil
+	return allOf(applies...)
 }
 
 // fingerprint identifies all the material nodes are built from: the three

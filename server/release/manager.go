@@ -39,8 +39,9 @@ func (m *Manager) observe(operation string, start time.Time, err *error) {
 
 // Manager runs Helm actions against management clusters.
 type Manager struct {
-	opts Options
-	log  *slog.Logger
+	opts      Options
+	log       *slog.Logger
+	discovery *sharedDiscovery
 }
 
 // NewManager returns a Manager; zero options get defaults.
@@ -51,7 +52,7 @@ func NewManager(opts Options, log *slog.Logger) *Manager {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Minute
 	}
-	return &Manager{opts: opts, log: log}
+	return &Manager{opts: opts, log: log, discovery: newSharedDiscovery()}
 }
 
 // Target is where a release lives: a REST client getter whose default
@@ -113,30 +114,38 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 // pending-upgrade or pending-rollback by a crash is marked failed first, so
 // the upgrade can proceed from the last good state. The caller must hold the
 // cluster's lock: a pending revision is only stale if nobody else is working.
+//
+// A chart kind the shared REST mapping does not know makes Helm fail before
+// it writes anything; Deploy then refreshes discovery once and tries again
+// (the CRD may have been installed since the mapping was read).
 func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
 	operation := "upgrade"
 	defer func(start time.Time) { m.observe(operation, start, &err) }(time.Now())
+	rel, operation, err := m.deploy(ctx, t, name, ch, values, false)
+	if kindNotFound(err) {
+		m.log.Info("a chart kind is not in the cached API discovery; refreshing it", "release", name, "namespace", t.Namespace, "error", err)
+		rel, operation, err = m.deploy(ctx, t, name, ch, values, true)
+	}
+	return rel, err
+}
+
+// deploy is one attempt of Deploy; refresh re-reads API discovery first.
+// It says which operation it ran: install or upgrade.
+func (m *Manager) deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any, refresh bool) (*Release, string, error) {
 	cfg, err := m.config(t)
 	if err != nil {
-		return nil, err
+		return nil, "upgrade", err
+	}
+	if cfg.Capabilities, err = m.discovery.capabilities(t.Getter, refresh); err != nil {
+		return nil, "upgrade", fmt.Errorf("asking the management cluster what it serves: %w", err)
 	}
 	last, err := latest(cfg, name)
 	if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
-		return nil, err
+		return nil, "upgrade", err
 	}
 	if last == nil || last.Info.Status == helmrelease.StatusUninstalled {
-		operation = "install"
-		inst := action.NewInstall(cfg)
-		inst.ReleaseName = name
-		inst.Namespace = t.Namespace
-		inst.Timeout = m.opts.Timeout
-		inst.Labels = t.Labels
-		inst.PostRenderer = t.postRenderer()
-		rel, err := inst.RunWithContext(ctx, ch, values)
-		if err != nil {
-			return nil, fmt.Errorf("installing release %s/%s: %w", t.Namespace, name, err)
-		}
-		return fromHelm(rel), nil
+		rel, err := m.install(ctx, cfg, t, name, ch, values)
+		return rel, "install", err
 	}
 	if last.Info.Status.IsPending() {
 		m.log.Warn("recovering a release left pending by an interrupted operation",
@@ -144,9 +153,37 @@ func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.C
 		last.Info.Status = helmrelease.StatusFailed
 		last.Info.Description = "interrupted " + last.Info.Description + "; marked failed by magnum-capi to recover"
 		if err := cfg.Releases.Update(last); err != nil {
-			return nil, fmt.Errorf("recovering pending release %s/%s: %w", t.Namespace, name, err)
+			return nil, "upgrade", fmt.Errorf("recovering pending release %s/%s: %w", t.Namespace, name, err)
 		}
 	}
+	rel, err := m.upgrade(ctx, cfg, t, name, ch, values)
+	return rel, "upgrade", err
+}
+
+// Both actions skip Helm's OpenAPI validation of the rendered objects
+// (DisableOpenAPIValidation): to decide whether to validate on the client,
+// it downloads and parses the OpenAPI v3 document of every API group the
+// chart uses, for every action — 9 requests and, with the CAPI CRDs'
+// schemas, nearly all of an upgrade's CPU — only to learn that the API
+// server validates fields itself (every Kubernetes since 1.27), in which
+// case Helm validates nothing on the client anyway.
+
+func (m *Manager) install(ctx context.Context, cfg *action.Configuration, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
+	inst := action.NewInstall(cfg)
+	inst.ReleaseName = name
+	inst.Namespace = t.Namespace
+	inst.Timeout = m.opts.Timeout
+	inst.Labels = t.Labels
+	inst.PostRenderer = t.postRenderer()
+	inst.DisableOpenAPIValidation = true
+	rel, err := inst.RunWithContext(ctx, ch, values)
+	if err != nil {
+		return nil, fmt.Errorf("installing release %s/%s: %w", t.Namespace, name, err)
+	}
+	return fromHelm(rel), nil
+}
+
+func (m *Manager) upgrade(ctx context.Context, cfg *action.Configuration, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
 	up := action.NewUpgrade(cfg)
 	up.Namespace = t.Namespace
 	up.MaxHistory = m.opts.HistoryMax
@@ -154,6 +191,7 @@ func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.C
 	up.ResetValues = true
 	up.Labels = t.Labels
 	up.PostRenderer = t.postRenderer()
+	up.DisableOpenAPIValidation = true
 	rel, err := up.RunWithContext(ctx, name, ch, values)
 	if err != nil {
 		return nil, fmt.Errorf("upgrading release %s/%s: %w", t.Namespace, name, err)

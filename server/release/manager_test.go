@@ -2,8 +2,6 @@ package release
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -37,14 +34,7 @@ func TestManagerOnTestbed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(testbed.TestdataDir(), "chart-0.27.0", "values-base.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var values map[string]any
-	if err := yaml.Unmarshal(raw, &values); err != nil {
-		t.Fatal(err)
-	}
+	values := baseValues(t)
 	labels := map[string]string{"magnum.openstack.org/cluster-uuid": "c0ffee", "magnum.openstack.org/project-id": "p1"}
 	m := NewManager(Options{HistoryMax: 3}, quiet())
 
@@ -61,6 +51,7 @@ func TestManagerOnTestbed(t *testing.T) {
 		{"pending-upgrade", helmrelease.StatusPendingUpgrade, true},
 		{"pending-rollback", helmrelease.StatusPendingRollback, true},
 	}
+	t.Run("discovery shared and refreshed", func(t *testing.T) { testDiscoveryShared(t, env) })
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()

@@ -1,0 +1,172 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/testbed"
+	"github.com/magnum-capi/magnum-capi/test/testchart"
+)
+
+// BenchmarkDeploy: the chart's install and an upgrade that changes one
+// node group's count, side by side on one test bed, in alternating rounds:
+// Manager.Deploy as it is ("shared": discovery kept per management cluster,
+// no OpenAPI validation) and as Helm's defaults run it ("helm defaults":
+// what Deploy did before, discovery and OpenAPI schemas fetched per
+// action). Reports medians and requests per operation (docs/benchmarks.md).
+// MAGNUM_CAPI_BENCH_ROUNDS sets the rounds (default 7).
+func BenchmarkDeploy(b *testing.B) {
+	rest.SetDefaultWarningHandler(rest.NoWarnings{})
+	env, err := testbed.Start(b.Context(), testbed.Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer env.Stop()
+	var requests atomic.Int64
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 1000, 1000 // neither side throttled by the client
+	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(r *http.Request) (*http.Response, error) { requests.Add(1); return next.RoundTrip(r) })
+	})
+	kc, err := kube.Connect("bench", cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch, err := testchart.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	values := baseValues(b)
+	m := NewManager(Options{HistoryMax: 10}, quiet())
+	rounds := 7
+	if n, err := fmt.Sscan(os.Getenv("MAGNUM_CAPI_BENCH_ROUNDS"), &rounds); n != 1 || err != nil {
+		rounds = 7
+	}
+	ways := []struct {
+		name   string
+		deploy func(context.Context, Target, string, *chart.Chart, map[string]any) error
+	}{
+		{"shared", func(ctx context.Context, t Target, name string, ch *chart.Chart, v map[string]any) error {
+			_, err := m.Deploy(ctx, t, name, ch, v)
+			return err
+		}},
+		{"helm defaults", m.deployHelmDefaults},
+	}
+	type sample struct {
+		took, cpu time.Duration
+		requests  int64
+	}
+	results := map[string][]sample{}
+	for round := range rounds {
+		for i := range ways {
+			w := ways[(i+round)%len(ways)] // alternate which goes first
+			ns := fmt.Sprintf("bench-%d-%d", round, (i+round)%len(ways))
+			if err := kc.EnsureNamespace(b.Context(), ns, nil); err != nil {
+				b.Fatal(err)
+			}
+			t := Target{Getter: kc.HelmGetter(ns), Namespace: ns, Labels: map[string]string{"magnum.openstack.org/cluster-uuid": ns}}
+			for _, op := range []string{"install", "upgrade"} {
+				v := values
+				if op == "upgrade" {
+					v = withWorkers(values, 3)
+				}
+				requests.Store(0)
+				start, cpu := time.Now(), processCPU()
+				if err := w.deploy(b.Context(), t, "bench", ch, v); err != nil {
+					b.Fatalf("%s %s: %v", w.name, op, err)
+				}
+				results[w.name+" "+op] = append(results[w.name+" "+op], sample{time.Since(start), processCPU() - cpu, requests.Load()})
+			}
+		}
+	}
+	for _, op := range []string{"install", "upgrade"} {
+		var med [2]time.Duration
+		for i, w := range ways {
+			s := results[w.name+" "+op]
+			took, cpu := make([]time.Duration, len(s)), make([]time.Duration, len(s))
+			for j := range s {
+				took[j], cpu[j] = s[j].took, s[j].cpu
+			}
+			slices.Sort(took)
+			slices.Sort(cpu)
+			med[i] = took[len(took)/2]
+			b.Logf("%s, %s: median %s of %d (min %s, max %s), CPU median %s, %d requests", op, w.name, med[i].Round(time.Millisecond), len(took),
+				took[0].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), cpu[len(cpu)/2].Round(time.Millisecond), s[len(s)-1].requests)
+		}
+		b.ReportMetric(float64(med[0].Milliseconds()), op+"-shared-ms")
+		b.ReportMetric(float64(med[1].Milliseconds()), op+"-helmdefaults-ms")
+		b.Logf("%s: shared / helm defaults = %.2f", op, float64(med[0])/float64(med[1]))
+	}
+}
+
+// deployHelmDefaults is Deploy as Helm's defaults run it (and Deploy did
+// before it shared discovery): no Capabilities given, so Helm invalidates
+// the discovery cache and asks again, and OpenAPI validation on. It
+// installs or upgrades; no recovery of pending revisions.
+func (m *Manager) deployHelmDefaults(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) error {
+	cfg, err := m.config(t)
+	if err != nil {
+		return err
+	}
+	if _, err := latest(cfg, name); err != nil {
+		inst := action.NewInstall(cfg)
+		inst.ReleaseName, inst.Namespace, inst.Timeout, inst.Labels, inst.PostRenderer = name, t.Namespace, m.opts.Timeout, t.Labels, t.postRenderer()
+		_, err := inst.RunWithContext(ctx, ch, values)
+		return err
+	}
+	up := action.NewUpgrade(cfg)
+	up.Namespace, up.MaxHistory, up.Timeout, up.ResetValues, up.Labels, up.PostRenderer = t.Namespace, m.opts.HistoryMax, m.opts.Timeout, true, t.Labels, t.postRenderer()
+	_, err = up.RunWithContext(ctx, name, ch, values)
+	return err
+}
+
+// baseValues are the chart's base values the tests deploy.
+func baseValues(tb testing.TB) map[string]any {
+	tb.Helper()
+	raw, err := os.ReadFile(filepath.Join(testbed.TestdataDir(), "chart-0.27.0", "values-base.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var values map[string]any
+	if err := yaml.Unmarshal(raw, &values); err != nil {
+		tb.Fatal(err)
+	}
+	return values
+}
+
+// withWorkers is values with every node group's count set to n.
+func withWorkers(values map[string]any, n int) map[string]any {
+	raw, _ := yaml.Marshal(values)
+	var out map[string]any
+	_ = yaml.Unmarshal(raw, &out)
+	groups, _ := out["nodeGroups"].([]any)
+	for _, g := range groups {
+		if gm, ok := g.(map[string]any); ok {
+			gm["machineCount"] = n
+		}
+	}
+	return out
+}
+
+// processCPU is the CPU time this process has used (user and system): the
+// client's side of a deploy, plus the test bed's conversion webhook, which
+// runs in this process for both ways alike.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
