@@ -64,3 +64,34 @@ func property(img *images.Image, key string) string {
 	}
 	return strings.TrimSpace(fmt.Sprint(v))
 }
+
+// findNodeGroupImages resolves the images of worker node groups that are not
+// the template's (by reference, as Magnum holds them), once per reference.
+// Groups Magnum is deleting are left out, as the values leave them out.
+func findNodeGroupImages(ctx context.Context, glance *gophercloud.ServiceClient, objs Objects) (map[string]helmvalues.Image, error) {
+	var out map[string]helmvalues.Image
+	for _, ng := range objs.NodeGroups {
+		ref := ng.ImageID
+		if ref == "" || ref == objs.Template.ImageID || ng.Role == "master" || deleting(ng.Status) {
+			continue
+		}
+		if _, done := out[ref]; done {
+			continue
+		}
+		img, err := findImage(ctx, glance, nodeGroupImageField(ng.Name), ref)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]helmvalues.Image{}
+		}
+		out[ref] = img
+	}
+	return out, nil
+}
+
+func deleting(status string) bool {
+	return status == "DELETE_IN_PROGRESS" || status == "DELETE_COMPLETE"
+}
+
+func nodeGroupImageField(name string) string { return fmt.Sprintf("nodegroups[%s].image_id", name) }
