@@ -49,11 +49,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		if err != nil {
 			return err
 		}
-		image, err = findImage(ctx, glance, "cluster_template.image_id", objs.Template.ImageID)
-		if err != nil {
-			return err
-		}
-		groupImages, err = findNodeGroupImages(ctx, glance, objs)
+		image, groupImages, err = findImages(ctx, glance, objs)
 		return err
 	})
 	run(func() error {

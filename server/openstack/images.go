@@ -2,6 +2,7 @@ package openstack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -65,29 +66,43 @@ func property(img *images.Image, key string) string {
 	return strings.TrimSpace(fmt.Sprint(v))
 }
 
+// findImages resolves the template's image and the worker node groups' own
+// (findNodeGroupImages); every bad reference is reported.
+func findImages(ctx context.Context, glance *gophercloud.ServiceClient, objs Objects) (helmvalues.Image, map[string]helmvalues.Image, error) {
+	image, err := findImage(ctx, glance, "cluster_template.image_id", objs.Template.ImageID)
+	groups, groupErr := findNodeGroupImages(ctx, glance, objs)
+	if err != nil || groupErr != nil {
+		return helmvalues.Image{}, nil, errors.Join(err, groupErr)
+	}
+	return image, groups, nil
+}
+
 // findNodeGroupImages resolves the images of worker node groups that are not
 // the template's (by reference, as Magnum holds them), once per reference.
 // Groups Magnum is deleting are left out, as the values leave them out.
 func findNodeGroupImages(ctx context.Context, glance *gophercloud.ServiceClient, objs Objects) (map[string]helmvalues.Image, error) {
-	var out map[string]helmvalues.Image
+	var (
+		out  map[string]helmvalues.Image
+		seen = map[string]bool{}
+		errs []error
+	)
 	for _, ng := range objs.NodeGroups {
 		ref := ng.ImageID
-		if ref == "" || ref == objs.Template.ImageID || ng.Role == "master" || deleting(ng.Status) {
+		if ref == "" || ref == objs.Template.ImageID || ng.Role == "master" || deleting(ng.Status) || seen[ref] {
 			continue
 		}
-		if _, done := out[ref]; done {
-			continue
-		}
+		seen[ref] = true
 		img, err := findImage(ctx, glance, nodeGroupImageField(ng.Name), ref)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if out == nil {
 			out = map[string]helmvalues.Image{}
 		}
 		out[ref] = img
 	}
-	return out, nil
+	return out, errors.Join(errs...)
 }
 
 func deleting(status string) bool {
