@@ -94,11 +94,17 @@ func assertVersions(t *testing.T, c *cluster, controlPlane string, groups map[st
 }
 
 // machineDeployment is a node group's MachineDeployment, as the chart
-// labels it.
+// labels it (v1beta2).
 func machineDeployment(t *testing.T, c *cluster, group string) *unstructured.Unstructured {
 	t.Helper()
+	return machineDeploymentAt(t, c, group, "v1beta2")
+}
+
+// machineDeploymentAt is machineDeployment read at an API version.
+func machineDeploymentAt(t *testing.T, c *cluster, group, version string) *unstructured.Unstructured {
+	t.Helper()
 	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta2", Kind: "MachineDeploymentList"})
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: version, Kind: "MachineDeploymentList"})
 	if err := stack.Env.Client.List(context.Background(), list, client.InNamespace(projectNamespace()),
 		client.MatchingLabels{"capi.stackhpc.com/cluster": c.spec.Cluster.StackId, "capi.stackhpc.com/node-group": group}); err != nil {
 		t.Fatal(err)
