@@ -33,6 +33,7 @@ var fieldDocs = []fieldDoc{
 	{"node group name", "`nodeGroups[].name`", "StackHPC's sanitized name when valid for the chart and `<release>-<name>` fits in 63 characters, else a shortened name with a hash suffix (a warning says so). Two node groups with the same chart name are an error."},
 	{"node group flavor_id, else cluster.flavor_id, else cluster_template.flavor_id", "`nodeGroups[].machineFlavor`", "Plain name."},
 	{"node group node_count", "`nodeGroups[].machineCount`", "0–1000."},
+	{"worker node group image_id, when not the template's (resolved)", "`nodeGroups[].machineImageId`, `nodeGroups[].kubernetesVersion`", "A node group upgraded on its own (`openstack coe cluster upgrade --nodegroup`) or created with its own image keeps them on every later update. Its image must have the cluster's os_distro and a kube_version not newer than the control plane's minor version and at most three minors older."},
 	{"node group min_node_count, max_node_count", "`nodeGroups[].autoscale`, `machineCountMin`, `machineCountMax`", "With auto_scaling_enabled; see Autoscaling."},
 	{"node group node_labels", "`nodeGroups[].nodeLabels`", "Kubernetes label syntax; labels kubelet may not set on itself (kubernetes.io and k8s.io namespaces other than node.kubernetes.io, kubelet.kubernetes.io and the well-known keys) and `capi.stackhpc.com/` labels are refused."},
 	{"node group node_taints", "`nodeGroups[].kubeadmConfigSpec.joinConfiguration.nodeRegistration.taints`", "Effect NoSchedule, PreferNoSchedule or NoExecute."},

@@ -11,12 +11,16 @@ import (
 // Input is everything one values build reads: Magnum's objects plus the
 // OpenStack facts the sidecar resolved before calling Build.
 type Input struct {
-	ClusterTemplate   ClusterTemplate `json:"cluster_template"`
-	Cluster           Cluster         `json:"cluster"`
-	NodeGroups        []NodeGroup     `json:"nodegroups"`
-	Image             Image           `json:"image"`
-	VolumeTypes       []VolumeType    `json:"volume_types"`
-	ExternalNetworkID string          `json:"external_network_id"`
+	ClusterTemplate ClusterTemplate `json:"cluster_template"`
+	Cluster         Cluster         `json:"cluster"`
+	NodeGroups      []NodeGroup     `json:"nodegroups"`
+	Image           Image           `json:"image"`
+	// NodeGroupImages are the resolved images of worker node groups whose
+	// image_id is not the template's, by that image_id: such a group runs
+	// its own image and Kubernetes version (upgraded on its own).
+	NodeGroupImages   map[string]Image `json:"nodegroup_images,omitempty"`
+	VolumeTypes       []VolumeType     `json:"volume_types"`
+	ExternalNetworkID string           `json:"external_network_id"`
 	// FixedNetworkID and FixedSubnetID are resolved from names by the sidecar;
 	// empty means the cluster's (else the template's) value is used as an id.
 	FixedNetworkID string `json:"fixed_network_id,omitempty"`

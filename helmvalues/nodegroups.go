@@ -119,6 +119,7 @@ func (b *builder) nodeGroup(ng NodeGroup, name string, autoscaling bool) map[str
 	if autoscaling {
 		b.autoscale(ng, values)
 	}
+	b.nodeGroupImage(ng, values)
 
 	if v, ok := b.nodeGroupLabel(ng, "availability_zone"); ok {
 		values["failureDomain"] = v

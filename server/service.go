@@ -15,7 +15,7 @@ import (
 type Clusters interface {
 	Create(ctx context.Context, caller clusters.Caller, spec clusters.Spec, cas certs.Authorities) (string, error)
 	Update(ctx context.Context, caller clusters.Caller, spec clusters.Spec, change clusters.Change) error
-	Upgrade(ctx context.Context, caller clusters.Caller, spec clusters.Spec, maxBatchSize int) (string, error)
+	Upgrade(ctx context.Context, caller clusters.Caller, spec clusters.Spec, opts clusters.UpgradeOptions) (string, error)
 	Delete(ctx context.Context, caller clusters.Caller, spec clusters.Spec) error
 	Status(ctx context.Context, spec clusters.Spec) (capistatus.Result, error)
 	Health(ctx context.Context, spec clusters.Spec) (capistatus.Health, error)
@@ -77,7 +77,13 @@ func (s *Service) UpgradeCluster(ctx context.Context, req *pb.UpgradeClusterRequ
 	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), true)); err != nil {
 		return nil, toStatus(err)
 	}
-	version, err := s.clusters.Upgrade(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()), int(req.GetMaxBatchSize()))
+	if uuid := req.GetNodegroupUuid(); uuid != "" {
+		if _, err := checkNodeGroupRef(req.GetSpec(), uuid); err != nil {
+			return nil, toStatus(err)
+		}
+	}
+	version, err := s.clusters.Upgrade(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()),
+		clusters.UpgradeOptions{MaxBatchSize: int(req.GetMaxBatchSize()), NodeGroupUUID: req.GetNodegroupUuid()})
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -157,7 +157,7 @@ class Driver(driver.Driver):
     def upgrade_cluster(self, context, cluster, cluster_template,
                         max_batch_size, nodegroup, scale_manager=None,
                         rollback=False):
-        """Move the cluster and every node group to cluster_template.
+        """Move the cluster, or one node group, to cluster_template.
 
         A synchronous Magnum RPC: it only renders and applies, well inside
         rpc_response_timeout, and Cluster API rolls the machines afterwards.
@@ -167,14 +167,28 @@ class Driver(driver.Driver):
         cluster's status as it was (Magnum 15-17 set UPDATE_FAILED on any
         exception; a resize to the same size recovers from that).
 
+        nodegroup is what magnum-api passes: the default worker group when
+        the user named none. A default group (or the master group) moves
+        the whole cluster: the control plane and every node group. Another
+        worker group moves alone (upgrade.single_group): only its image_id
+        and labels are saved, the cluster keeps its template, and the
+        sidecar refuses (InvalidParameterValue) a group newer than the
+        control plane's minor version or a downgrade. magnum-api allows
+        such an upgrade only to the cluster's own template, so it brings a
+        group that lags (created with an older image, or not yet upgraded)
+        to the cluster's version.
+
         max_batch_size is how many machines of each node group Cluster API
         replaces at a time (the MachineDeployments' rolling update); the
-        control plane rolls one machine at a time. nodegroup is sent but not
-        yet used: every node group moves to the template.
+        control plane rolls one machine at a time.
         """
+        single = upgrade.single_group(nodegroup)
         # The request describes the cluster as it will be; the objects are
         # changed only once the sidecar accepted it.
-        spec, labels = upgrade.spec(cluster, cluster_template)
+        if single:
+            spec, labels = upgrade.nodegroup_spec(cluster, nodegroup, cluster_template)
+        else:
+            spec, labels = upgrade.spec(cluster, cluster_template)
         self._call(
             "UpgradeCluster",
             driver_pb2.UpgradeClusterRequest(
@@ -187,9 +201,28 @@ class Driver(driver.Driver):
             cluster,
             crosses_api=True,  # a synchronous RPC: magnum-api shows the error
         )
-        # The conductor records neither the new template nor the images;
-        # the driver does. It saves the cluster and nodegroup (status only)
-        # after this returns.
+        if single:
+            self._save_nodegroup_upgrade(cluster, nodegroup, cluster_template, labels)
+        else:
+            self._save_cluster_upgrade(cluster, cluster_template, labels)
+
+    @staticmethod
+    def _save_nodegroup_upgrade(cluster, nodegroup, cluster_template, labels):
+        """Record a node group upgraded alone: its image (which gives it its
+        version on every later render) and labels. The conductor saves the
+        cluster's and this group's status after this returns."""
+        for ng in [n for n in cluster.nodegroups if n.uuid == nodegroup.uuid] + [nodegroup]:
+            ng.image_id = cluster_template.image_id
+            ng.labels = dict(labels)
+            ng.status = fields.ClusterStatus.UPDATE_IN_PROGRESS
+            ng.status_reason = None
+            ng.save()
+
+    @staticmethod
+    def _save_cluster_upgrade(cluster, cluster_template, labels):
+        """Record a whole-cluster upgrade. The conductor records neither the
+        new template nor the images; the driver does. It saves the cluster
+        and nodegroup (status only) after this returns."""
         for ng in cluster.nodegroups:
             ng.image_id = cluster_template.image_id
             ng.status = fields.ClusterStatus.UPDATE_IN_PROGRESS

@@ -46,3 +46,40 @@ def spec(cluster, new_template):
     for ng in msg.nodegroups:
         ng.image_id = new_template.image_id
     return msg, new_labels
+
+
+def single_group(nodegroup):
+    """Whether an upgrade of nodegroup moves that node group alone: a worker
+    group other than the default one. magnum-api passes the default worker
+    group when the user names none, and an upgrade of a default group (or
+    the master group) moves the whole cluster."""
+    return (nodegroup is not None
+            and not getattr(nodegroup, "is_default", True)
+            and getattr(nodegroup, "role", "") != "master")
+
+
+def nodegroup_labels(nodegroup_labels_, new_template_labels):
+    """A node group's labels once upgraded on its own, as Magnum's Heat
+    driver writes them (get_new_labels): its own, with the template's
+    kube_tag. The sidecar reads the version from the image, not kube_tag;
+    the label keeps what Magnum shows consistent."""
+    out = dict(nodegroup_labels_ or {})
+    new = dict(new_template_labels or {})
+    if "kube_tag" in new:
+        out["kube_tag"] = new["kube_tag"]
+    return out
+
+
+def nodegroup_spec(cluster, nodegroup, new_template):
+    """(ClusterSpec with nodegroup alone moved to new_template's image, the
+    group's labels). The cluster keeps its template and labels, and the
+    other node groups theirs: the sidecar gives the group its own image and
+    Kubernetes version. The Magnum objects are not changed."""
+    labels = nodegroup_labels(nodegroup.labels, new_template.labels)
+    msg = convert.spec(cluster)
+    for ng in msg.nodegroups:
+        if ng.uuid == nodegroup.uuid:
+            ng.image_id = new_template.image_id
+            ng.ClearField("labels")
+            ng.labels.update(labels)
+    return msg, labels

@@ -25,6 +25,7 @@ func (s *Service) render(ctx context.Context, caller Caller, spec Spec) (rendere
 		Cluster:           spec.Cluster,
 		NodeGroups:        spec.NodeGroups,
 		Image:             facts.Image,
+		NodeGroupImages:   facts.NodeGroupImages,
 		VolumeTypes:       facts.VolumeTypes,
 		ExternalNetworkID: facts.ExternalNetworkID,
 		FixedNetworkID:    facts.FixedNetworkID,

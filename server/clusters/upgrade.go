@@ -16,19 +16,24 @@ import (
 // changes. It returns the Kubernetes version being rolled out. It must
 // answer well within Magnum's 60 s RPC timeout: it only renders and applies.
 //
-// Idempotent: retried, it renders the same values and finds the control
-// plane already at or moving to the version, which checkUpgrade allows.
+// With opts.NodeGroupUUID naming a worker group that is not the default one,
+// only that group moves: spec holds the cluster's own template and the
+// group's new image_id (Magnum's API allows such an upgrade only to the
+// cluster's template), the values give the group its own version and image,
+// and checkGroupUpgrade refuses a control plane change, a group newer than
+// the control plane and a downgrade. The version returned is the group's.
 //
-// maxBatchSize is Magnum's max_batch_size: how many machines of each node
-// group are replaced at a time (helmvalues.WithUpgradeBatch); 0 and 1 keep
-// the chart's default of one.
-func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, maxBatchSize int) (string, error) {
+// Idempotent: retried, it renders the same values and finds the control
+// plane (or the group) already at or moving to the version, which the
+// checks allow.
+func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, opts UpgradeOptions) (string, error) {
 	var wanted string
 	op, err := s.prepare(ctx, caller, spec, func(op *operation) error {
-		if err := helmvalues.WithUpgradeBatch(op.values.values, maxBatchSize); err != nil {
+		if err := helmvalues.WithUpgradeBatch(op.values.values, opts.MaxBatchSize); err != nil {
 			return err
 		}
-		wanted, _ = op.values.values["kubernetesVersion"].(string)
+		cpWanted, _ := op.values.values["kubernetesVersion"].(string)
+		wanted = cpWanted
 		objs, err := op.mc.Cache.Objects(ctx, op.ns, op.stackID())
 		if err != nil {
 			return err
@@ -37,7 +42,13 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, maxBatc
 		if objs.ControlPlane != nil && objs.ControlPlane.Spec.Version != "" {
 			current = objs.ControlPlane.Spec.Version
 		}
-		return checkUpgrade(current, wanted)
+		ng, single := singleGroup(spec, opts.NodeGroupUUID)
+		if !single {
+			return checkUpgrade(current, cpWanted)
+		}
+		chartName := helmvalues.NodeGroupName(op.stackID(), ng.Name)
+		wanted = groupVersion(op.values.values, chartName)
+		return checkGroupUpgrade(ng, current, cpWanted, observedGroupVersion(objs.MachineDeployments, chartName), wanted)
 	})
 	if err != nil {
 		return "", err

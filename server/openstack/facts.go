@@ -12,7 +12,8 @@ import (
 )
 
 // Facts resolves what the values need from OpenStack, as the caller: the
-// template's image (kube_version, os_distro), the external network, the
+// template's image (kube_version, os_distro) and the worker node groups' own
+// images where they differ from it, the external network, the
 // fixed network and subnet, the Cinder volume types, and (unless turned off)
 // that the node groups' flavors exist. The look-ups run concurrently; every
 // bad reference is reported at once, each a ReferenceError naming its field.
@@ -25,6 +26,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 	// Each look-up writes only its own result; errors are collected.
 	var (
 		image       helmvalues.Image
+		groupImages map[string]helmvalues.Image
 		nets        networkFacts
 		volumeTypes []helmvalues.VolumeType
 		mu          sync.Mutex
@@ -47,7 +49,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		if err != nil {
 			return err
 		}
-		image, err = findImage(ctx, glance, "cluster_template.image_id", objs.Template.ImageID)
+		image, groupImages, err = findImages(ctx, glance, objs)
 		return err
 	})
 	run(func() error {
@@ -87,6 +89,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 	}
 	return Facts{
 		Image:             image,
+		NodeGroupImages:   groupImages,
 		ExternalNetworkID: nets.external,
 		FixedNetworkID:    nets.fixedNetwork,
 		FixedSubnetID:     nets.fixedSubnet,

@@ -52,6 +52,20 @@ func TestFacts(t *testing.T) {
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", "queued, not active"}},
 		{name: "no image", change: func(s *Objects) { s.Template.ImageID = "" },
 			class: "InvalidArgument", errHas: []string{"cluster_template.image_id", "required"}},
+		{name: "a worker group's own image, by name", change: func(s *Objects) {
+			s.NodeGroups = append(s.NodeGroups,
+				helmvalues.NodeGroup{Name: "gpu", Role: "worker", FlavorID: c.small.ID, ImageID: "ubuntu-jammy-kube-v1.30.2"},
+				helmvalues.NodeGroup{Name: "gpu2", Role: "worker", FlavorID: c.small.ID, ImageID: "ubuntu-jammy-kube-v1.30.2"},
+				// Deleting, or the template's: not looked up.
+				helmvalues.NodeGroup{Name: "old", Role: "worker", FlavorID: c.small.ID, ImageID: "nope", Status: "DELETE_IN_PROGRESS"},
+				helmvalues.NodeGroup{Name: "same", Role: "worker", FlavorID: c.small.ID, ImageID: c.kubeImage.ID})
+		}, want: func(f *Facts) {
+			f.NodeGroupImages = map[string]helmvalues.Image{
+				"ubuntu-jammy-kube-v1.30.2": {ID: c.kubeImage.ID, KubeVersion: "v1.30.2", OSDistro: "ubuntu"}}
+		}},
+		{name: "a worker group's image without kube_version", change: func(s *Objects) {
+			s.NodeGroups = append(s.NodeGroups, helmvalues.NodeGroup{Name: "gpu", Role: "worker", FlavorID: c.small.ID, ImageID: c.noKubeImage.ID})
+		}, class: "InvalidArgument", errHas: []string{"nodegroups[gpu].image_id", c.noKubeImage.ID, "kube_version"}},
 		{name: "external network by name", change: func(s *Objects) { s.Template.ExternalNetworkID = "public" }, want: func(f *Facts) {
 			f.ExternalNetworkID = c.public.ID
 		}},

@@ -2,6 +2,7 @@ package openstack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -64,3 +65,48 @@ func property(img *images.Image, key string) string {
 	}
 	return strings.TrimSpace(fmt.Sprint(v))
 }
+
+// findImages resolves the template's image and the worker node groups' own
+// (findNodeGroupImages); every bad reference is reported.
+func findImages(ctx context.Context, glance *gophercloud.ServiceClient, objs Objects) (helmvalues.Image, map[string]helmvalues.Image, error) {
+	image, err := findImage(ctx, glance, "cluster_template.image_id", objs.Template.ImageID)
+	groups, groupErr := findNodeGroupImages(ctx, glance, objs)
+	if err != nil || groupErr != nil {
+		return helmvalues.Image{}, nil, errors.Join(err, groupErr)
+	}
+	return image, groups, nil
+}
+
+// findNodeGroupImages resolves the images of worker node groups that are not
+// the template's (by reference, as Magnum holds them), once per reference.
+// Groups Magnum is deleting are left out, as the values leave them out.
+func findNodeGroupImages(ctx context.Context, glance *gophercloud.ServiceClient, objs Objects) (map[string]helmvalues.Image, error) {
+	var (
+		out  map[string]helmvalues.Image
+		seen = map[string]bool{}
+		errs []error
+	)
+	for _, ng := range objs.NodeGroups {
+		ref := ng.ImageID
+		if ref == "" || ref == objs.Template.ImageID || ng.Role == "master" || deleting(ng.Status) || seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		img, err := findImage(ctx, glance, nodeGroupImageField(ng.Name), ref)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if out == nil {
+			out = map[string]helmvalues.Image{}
+		}
+		out[ref] = img
+	}
+	return out, errors.Join(errs...)
+}
+
+func deleting(status string) bool {
+	return status == "DELETE_IN_PROGRESS" || status == "DELETE_COMPLETE"
+}
+
+func nodeGroupImageField(name string) string { return fmt.Sprintf("nodegroups[%s].image_id", name) }

@@ -34,7 +34,11 @@ type Objects struct {
 
 // Facts are what Facts found: what the values need from OpenStack.
 type Facts struct {
-	Image             helmvalues.Image
+	Image helmvalues.Image
+	// NodeGroupImages are the worker node groups' images that are not the
+	// template's, by the node group's image_id as Magnum holds it (a group
+	// upgraded on its own, or created with its own image).
+	NodeGroupImages   map[string]helmvalues.Image
 	ExternalNetworkID string
 	FixedNetworkID    string
 	FixedSubnetID     string

@@ -185,6 +185,9 @@ func TestAdoptStackHPCCluster(t *testing.T) {
 	// An upgrade would take the cluster over fully; the preview says so.
 	upgraded := gproto.Clone(c.spec).(*pb.ClusterSpec)
 	upgraded.ClusterTemplate.ImageId = stack.Info.Images["v1.34.1"]
+	for _, ng := range upgraded.Nodegroups { // as the shim's upgrade.spec sends them
+		ng.ImageId = upgraded.ClusterTemplate.ImageId
+	}
 	preview = renderValuesOf(t, c, upgraded)
 	for _, want := range []string{
 		`~ clusterAnnotations.magnum-capi/values: "adopted" -> "managed"`,

@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // TestUpgradeHonoursMaxBatchSize: Magnum's upgrade max_batch_size becomes
@@ -45,15 +42,6 @@ func TestUpgradeHonoursMaxBatchSize(t *testing.T) {
 // MachineDeployment, as the chart writes it (v1beta1).
 func rollingUpdate(t *testing.T, c *cluster, group string) map[string]any {
 	t.Helper()
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineDeploymentList"})
-	if err := stack.Env.Client.List(context.Background(), list, client.InNamespace(projectNamespace()),
-		client.MatchingLabels{"capi.stackhpc.com/cluster": c.spec.Cluster.StackId, "capi.stackhpc.com/node-group": group}); err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) != 1 {
-		t.Fatalf("%d MachineDeployments of node group %s", len(list.Items), group)
-	}
-	got, _, _ := unstructured.NestedMap(list.Items[0].Object, "spec", "strategy", "rollingUpdate")
+	got, _, _ := unstructured.NestedMap(machineDeploymentAt(t, c, group, "v1beta1").Object, "spec", "strategy", "rollingUpdate")
 	return got
 }

@@ -408,9 +408,14 @@ type UpgradeClusterRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Context *RequestContext        `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
 	// spec.cluster_template is the template to upgrade to.
-	Spec          *ClusterSpec `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
-	MaxBatchSize  int32        `protobuf:"varint,3,opt,name=max_batch_size,json=maxBatchSize,proto3" json:"max_batch_size,omitempty"`
-	NodegroupUuid string       `protobuf:"bytes,4,opt,name=nodegroup_uuid,json=nodegroupUuid,proto3" json:"nodegroup_uuid,omitempty"`
+	Spec         *ClusterSpec `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	MaxBatchSize int32        `protobuf:"varint,3,opt,name=max_batch_size,json=maxBatchSize,proto3" json:"max_batch_size,omitempty"`
+	// nodegroup_uuid is Magnum's --nodegroup. Empty, a default node group or
+	// the master group upgrade the whole cluster: spec moves every node group
+	// to the template. Another worker group is upgraded on its own: spec keeps
+	// the cluster's template and only that group's image_id (and labels)
+	// changed, and the control plane and the other groups keep their versions.
+	NodegroupUuid string `protobuf:"bytes,4,opt,name=nodegroup_uuid,json=nodegroupUuid,proto3" json:"nodegroup_uuid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
