@@ -37,6 +37,11 @@ func tenantText(msg string) string {
 	return withoutIDs(s)
 }
 
+// TenantText is tenantText for the sidecar's own errors that reach
+// status_reason (a failed cleanup after deletion): the same rewriting, so a
+// URL or id in them reads as what it names.
+func TenantText(msg string) string { return tenantText(msg) }
+
 // Rewritten lists the messages of the snapshot's objects that tenantText
 // changes, verbatim (on one line) and each once: what status_reason quoted
 // in a tenant's words, for the operator's log.
