@@ -22,7 +22,9 @@ type statusOnly struct {
 	res capistatus.Result
 }
 
-func (s statusOnly) Status(context.Context, clusters.Spec) (capistatus.Result, error) { return s.res, nil }
+func (s statusOnly) Status(context.Context, clusters.Spec) (capistatus.Result, error) {
+	return s.res, nil
+}
 
 // The verbatim controller messages behind a rewritten status_reason reach
 // the operator's log under the request id; the answer carries only the
