@@ -97,7 +97,15 @@ func openstackFault(body string) (kind, message string, n int) {
 // end, anything else to the end of its line.
 func notJSON(body string) int {
 	if strings.HasPrefix(body, "<") {
-		if i := strings.Index(strings.ToLower(body), "</html>"); i >= 0 {
+		// ASCII only: strings.ToLower would change the length of a body
+		// that is not UTF-8, and i must index body.
+		lower := []byte(body)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		if i := strings.Index(string(lower), "</html>"); i >= 0 {
 			return i + len("</html>")
 		}
 		return len(body)
