@@ -180,7 +180,7 @@ var servicesByPath = []struct {
 func serviceOf(raw string) service {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return service{name: "an OpenStack service"}
+		return service{name: "a remote service"}
 	}
 	path := strings.FieldsFunc(u.Path, func(r rune) bool { return r == '/' })
 	for _, s := range servicesByPath {
@@ -198,7 +198,11 @@ func serviceOf(raw string) service {
 			}
 		}
 	}
-	return service{name: "an OpenStack service", path: path}
+	// CAPI's probes and clients quote the cluster's own API server.
+	if u.Port() == "6443" || len(path) > 0 && contains([]string{"api", "apis", "healthz", "livez", "readyz", "version"}, path[0]) {
+		return service{name: "the cluster's Kubernetes API", path: path}
+	}
+	return service{name: "a remote service", path: path}
 }
 
 func contains(list []string, s string) bool {
