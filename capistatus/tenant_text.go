@@ -31,6 +31,7 @@ func tenantText(msg string) string {
 	s = urlError.ReplaceAllStringFunc(s, func(m string) string {
 		return "calling " + serviceOf(urlError.FindStringSubmatch(m)[1]).name + ": "
 	})
+	s = chartRepository.ReplaceAllString(s, "the chart repository${1}")
 	s = anyURL.ReplaceAllStringFunc(s, func(u string) string { return serviceOf(strings.Trim(u, `"`)).name })
 	s = socket.ReplaceAllString(s, "$1 $2")
 	s = lookup.ReplaceAllString(s, "lookup")
@@ -71,6 +72,10 @@ var (
 	providerID = regexp.MustCompile(`openstack://[^\s/]*/[0-9A-Za-z-]+`)
 	// Go's url.Error: `Post "https://keystone:5000/v3/auth/tokens": <cause>`.
 	urlError = regexp.MustCompile(`\b(?:Get|Post|Put|Patch|Delete|Head) "(https?://[^"\s]+)": `)
+	// Helm's errors about an addon's chart: `chart "x" version "1" not found
+	// in https://charts.example/repo repository`, `looks like
+	// "https://charts.example/repo" is not a valid chart repository`.
+	chartRepository = regexp.MustCompile(`"?https?://[^\s"]+"?(?: repository|( is not a valid chart repository))`)
 	// Trailing punctuation is not part of a URL; Go's url.Error quotes it.
 	anyURL = regexp.MustCompile(`"?https?://[^\s"'\]\[,;()]*[^\s"'\]\[,;().:]"?`)
 	// Go's net errors name addresses: "dial tcp 10.0.0.5:5000: connect:
