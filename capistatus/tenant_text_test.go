@@ -19,19 +19,25 @@ type tenantSample struct {
 
 const tenantSamples = "testdata/tenant-text/messages.json"
 
+func loadTenantSamples(tb testing.TB) []tenantSample {
+	tb.Helper()
+	raw, err := os.ReadFile(tenantSamples)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var samples []tenantSample
+	if err := json.Unmarshal(raw, &samples); err != nil {
+		tb.Fatal(err)
+	}
+	return samples
+}
+
 // What no tenant text may hold: a URL, a UUID, a provider ID, an IP
 // address or a host name of the samples.
 var leaks = regexp.MustCompile(`https?://|openstack://|` + uuid + `|\b\d+\.\d+\.\d+\.\d+\b|example\.test|[{}]`)
 
 func TestTenantText(t *testing.T) {
-	raw, err := os.ReadFile(tenantSamples)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var samples []tenantSample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		t.Fatal(err)
-	}
+	samples := loadTenantSamples(t)
 	for i, s := range samples {
 		got := tenantText(s.Message)
 		if *updateRecorded {
@@ -96,14 +102,7 @@ func TestRewritten(t *testing.T) {
 // body, is rewritten without panicking, the same way every time, on one
 // line, and without a whole http(s) URL or UUID left in it.
 func FuzzTenantText(f *testing.F) {
-	raw, err := os.ReadFile(tenantSamples)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var samples []tenantSample
-	if err := json.Unmarshal(raw, &samples); err != nil {
-		f.Fatal(err)
-	}
+	samples := loadTenantSamples(f)
 	for _, s := range samples {
 		f.Add(s.Message)
 	}
