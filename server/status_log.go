@@ -10,7 +10,8 @@ import (
 // logRewritten gives the operator, under the call's request id, the
 // controllers' messages that res's status_reason quotes in the tenant's
 // words (without the URLs, ids and bodies of OpenStack's answers). It is
-// logged when the reason changes (capistatus fills Rewritten only then),
+// logged when the reason changes (capistatus and clusters.onlyNewDetail
+// leave Rewritten empty otherwise),
 // not on every poll.
 func logRewritten(ctx context.Context, res capistatus.Result) {
 	if len(res.Rewritten) == 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
 // A failed cleanup keeps the cluster out of DELETE_COMPLETE and says so in
@@ -25,5 +26,19 @@ func TestDeleteCleanupResultTellsTheTenantWithoutURLs(t *testing.T) {
 	}
 	if strings.Contains(res.StatusReason, "keystone.internal") {
 		t.Error("the tenant reads the host name")
+	}
+}
+
+// The detail is for the poll that changes the reason, not for every poll.
+func TestOnlyNewDetail(t *testing.T) {
+	res := capistatus.Result{StatusReason: "waiting for: x", Rewritten: []string{"original"}}
+	for _, tt := range []struct {
+		held string
+		want int
+	}{{"", 1}, {"waiting for: y", 1}, {"waiting for: x", 0}} {
+		spec := Spec{Cluster: helmvalues.Cluster{StatusReason: tt.held}}
+		if got := onlyNewDetail(spec, res).Rewritten; len(got) != tt.want {
+			t.Errorf("Magnum holds %q: Rewritten = %q, want %d", tt.held, got, tt.want)
+		}
 	}
 }
