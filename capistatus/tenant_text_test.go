@@ -124,3 +124,21 @@ func FuzzTenantText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTenantText: what rewriting costs per quoted message next to
+// oneLine, which quoting did before (same samples, same run).
+func BenchmarkTenantText(b *testing.B) {
+	samples := loadTenantSamples(b)
+	for _, bc := range []struct {
+		name string
+		fn   func(string) string
+	}{{"oneLine", oneLine}, {"tenantText", tenantText}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, s := range samples {
+					bc.fn(s.Message)
+				}
+			}
+		})
+	}
+}
