@@ -15,10 +15,10 @@ type cond struct {
 func (c cond) isTrue() bool  { return c.found && c.status == string(metav1.ConditionTrue) }
 func (c cond) isFalse() bool { return c.found && c.status == string(metav1.ConditionFalse) }
 
-// text is the condition's explanation for a user: the message, else the
-// reason, on one line.
+// text is the condition's explanation for a user: the message (in the
+// tenant's words: tenantText), else the reason, on one line.
 func (c cond) text() string {
-	if m := oneLine(c.message); m != "" {
+	if m := tenantText(c.message); m != "" {
 		return truncate(m, maxConditionText)
 	}
 	return c.reason
@@ -27,7 +27,7 @@ func (c cond) text() string {
 // fullText is text() without the quoting limit, for errors a user must read
 // whole (an OpenStack API error names the quota that ran out at its end).
 func (c cond) fullText() string {
-	if m := oneLine(c.message); m != "" {
+	if m := tenantText(c.message); m != "" {
 		return truncate(m, maxReasonLen)
 	}
 	return c.reason

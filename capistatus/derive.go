@@ -47,6 +47,9 @@ func Derive(req Request, snap Snapshot, cfg Config) Result {
 	for _, v := range views {
 		res.NodeGroups = append(res.NodeGroups, deriveNodeGroup(v, snap, out))
 	}
+	if res.StatusReason != req.StatusReason {
+		res.Rewritten = Rewritten(snap)
+	}
 	return res
 }
 

@@ -34,7 +34,7 @@ func addonName(stackID string, a Addon) string {
 }
 
 func addonFailure(a Addon) string {
-	if m := oneLine(a.FailureMessage); m != "" {
+	if m := tenantText(a.FailureMessage); m != "" {
 		return truncate(m, maxConditionText)
 	}
 	return "no failure message"

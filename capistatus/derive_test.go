@@ -184,7 +184,8 @@ var provisioningCases = []deriveCase{
 			s.ControlPlane.Status.ReadyReplicas, s.ControlPlane.Status.AvailableReplicas = i32(1), i32(1)
 		}, notReadyMachine(1, "* NodeHealthy: Waiting for a Node with spec.providerID openstack:///4e1f to exist")),
 		wantExact: true,
-		reason:    "waiting for: control plane: 1 of 3 machines ready, machine " + stack + "-control-plane-d3e4f: NodeHealthy: Waiting for a Node with spec.providerID openstack:///4e1f to exist"},
+		// The provider ID (a Nova server's UUID) means nothing to a tenant.
+		reason: "waiting for: control plane: 1 of 3 machines ready, machine " + stack + "-control-plane-d3e4f: NodeHealthy: Waiting for the server's Kubernetes node to exist"},
 	{row: "C-17", name: "control plane upgrading", status: UpdateInProgress, want: UpdateInProgress,
 		snap: func(s *Snapshot) { s.ControlPlane.Status.Version = "v1.32.5" }, wantExact: true,
 		reason: "waiting for: control plane: upgrading from v1.32.5 to v1.33.2"},
@@ -295,7 +296,8 @@ var provisioningCases = []deriveCase{
 	// CAPO's stale WaitingForBootstrapData.
 	{row: "C-33", name: "Nova refused the server", status: CreateInProgress, want: CreateInProgress,
 		snap: serverFailing(4, "InstanceCreateFailed", `Expected HTTP response code [202] when accessing [POST https://nova.example.test:8774/v2.1/servers], but got 403 instead: {"forbidden": {"code": 403, "message": "Quota exceeded for instances: Requested 1, but already used 10 of 10 instances"}}`),
-		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: its OpenStack server: Expected HTTP response code [202]", "Quota exceeded for instances",
+		has: []string{"waiting for: machine " + stack + "-default-worker-u3v4w: its OpenStack server: the compute service refused to create a server (HTTP 403 Forbidden: Quota exceeded for instances",
+			"The project's instances quota is used up",
 			"node group default-worker: 1 of 2 machines ready, machine " + stack + "-default-worker-u3v4w: its OpenStack server did not come up"}},
 	{row: "C-33", name: "server in ERROR", status: CreateInProgress, want: CreateInProgress,
 		snap: serverFailing(4, "InstanceStateError", ""),
@@ -395,7 +397,9 @@ var failureCases = []deriveCase{
 			s.InfraCluster.Status.FailureReason = str("CreateError")
 			s.InfraCluster.Status.FailureMessage = str("failed to reconcile load balancer: Expected HTTP response code [201 202] when accessing [POST https://octavia:9876/v2.0/lbaas/loadbalancers], but got 403 instead: {\"faultstring\": \"Quota has been met for resources: LoadBalancer\"}")
 		}, wantExact: true,
-		reason: "OpenStackCluster " + stack + " failed: failed to reconcile load balancer: Expected HTTP response code [201 202] when accessing [POST https://octavia:9876/v2.0/lbaas/loadbalancers], but got 403 instead: {\"faultstring\": \"Quota has been met for resources: LoadBalancer\"} (CreateError)",
+		reason: "OpenStackCluster " + stack + " failed: failed to reconcile load balancer: the load balancer service refused to create a load balancer " +
+			"(HTTP 403 Forbidden: Quota has been met for resources: LoadBalancer). The project's loadbalancer quota is used up: delete what you no longer use, " +
+			"or ask your cloud operator to raise the quota (CreateError)",
 		check: func(t *testing.T, r Result) {
 			for _, ng := range r.NodeGroups {
 				if ng.Status != CreateComplete && ng.Status != CreateFailed {
@@ -559,7 +563,7 @@ var deleteCases = []deriveCase{
 				"failed to delete network: Expected HTTP response code [202 204] when accessing [DELETE https://neutron:9696/v2.0/networks/7c1e], but got 409 instead")}
 			*s = Snapshot{Cluster: d.Cluster, InfraCluster: d.InfraCluster}
 		},
-		has: []string{"waiting for deletion of: OpenStackCluster " + stack + ": failed to create load balancer: quota (CreateError); OpenStackCluster " + stack + ": failed to delete network: ", "got 409 instead; OpenStackCluster " + stack + " (finalizers"}},
+		has: []string{"waiting for deletion of: OpenStackCluster " + stack + ": failed to create load balancer: quota (CreateError); OpenStackCluster " + stack + ": failed to delete network: the network service refused to delete the network (HTTP 409 Conflict); OpenStackCluster " + stack + " (finalizers"}},
 	{row: "D-06", name: "CAPO retrying a refused deletion (Ready false, severity Warning)", status: DeleteInProgress, want: DeleteInProgress,
 		snap: func(s *Snapshot) {
 			d := deletingSnapshot()
@@ -568,7 +572,8 @@ var deleteCases = []deriveCase{
 			*s = Snapshot{Cluster: d.Cluster, InfraCluster: d.InfraCluster}
 		}, wantExact: true,
 		reason: "waiting for deletion of: OpenStackCluster " + stack + ": failed to delete network: " +
-			`Expected HTTP response code [202 204] when accessing [DELETE https://neutron:9696/v2.0/networks/7c1e], but got 409 instead: {"NeutronError": {"type": "NetworkInUse"}}; ` +
+			"the network service refused to delete the network (HTTP 409 Conflict, NetworkInUse). Ports are still in use on the cluster's network: " +
+			"delete the load balancers, servers and ports you created in it, then delete the cluster again; " +
 			"OpenStackCluster " + stack + " (finalizers: openstackcluster.infrastructure.cluster.x-k8s.io, janitor.capi.stackhpc.com); Cluster " + stack + " (finalizers: cluster.cluster.x-k8s.io)"},
 	{row: "D-07", name: "failed deletion finished later", status: DeleteFailed, want: DeleteComplete,
 		req:  func(r *Request) { r.StatusReason = "timed out after 30 minutes waiting for deletion of: ..." },

@@ -93,7 +93,7 @@ func (o *OpenStackCluster) failure() string {
 // joinFailure renders a (failureReason, failureMessage) pair: the message is
 // what the user can act on; the reason is CAPI's machine-readable token.
 func joinFailure(reason, message *string) string {
-	r, m := deref(reason), oneLine(deref(message))
+	r, m := deref(reason), tenantText(deref(message))
 	switch {
 	case r != "" && m != "":
 		return m + " (" + r + ")"

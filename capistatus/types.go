@@ -79,6 +79,10 @@ type Config struct {
 type Result struct {
 	Status, StatusReason, APIAddress, COEVersion string
 	NodeGroups                                   []NodeGroupResult
+	// Rewritten are the controllers' messages the reasons quote in the
+	// tenant's words (tenantText), verbatim: for the operator's log, never
+	// for Magnum. Filled only when StatusReason changes.
+	Rewritten []string `json:",omitempty"`
 }
 
 // NodeGroupResult is what the shim writes back to one node group.

@@ -33,6 +33,17 @@ type userMessager interface{ UserMessage() string }
 // itself with the request id.
 const managementAPIMessage = "the management cluster's Kubernetes API is not answering"
 
+// internalMessage is the whole of what the user reads of an error no class
+// explains (a bug, a refusal nobody foresaw): its text is the operator's (it
+// names hosts, URLs, ids), so the interceptor logs it under Magnum's request
+// id and the shim tells the user to quote that id
+// (magnum/magnum_capi/errors.py, INTERNAL).
+const internalMessage = "the Cluster API driver failed unexpectedly"
+
+// canceledMessage: the caller gave up; the error names what was being
+// called (a URL) when it did.
+const canceledMessage = "the call was cancelled before it finished"
+
 // codeOf is the gRPC code for err.
 func codeOf(err error) codes.Code {
 	if s, ok := status.FromError(err); ok && s.Code() != codes.Unknown {
@@ -102,14 +113,23 @@ func managementAPIDown(err error) bool {
 
 // userMessage is the status message for err with code c: the error's own
 // text (it names the field, value and expectation for invalid arguments,
-// and never carries secrets), except where that text is the operator's.
+// and never carries secrets), except where that text is the operator's:
+// an error that says what the user should read instead, and every error no
+// class explains.
 func userMessage(err error, c codes.Code) string {
 	var um userMessager
 	if errors.As(err, &um) {
 		return um.UserMessage()
 	}
-	if _, classified := classOf(err); !classified && c == codes.Unavailable {
-		return managementAPIMessage
+	if _, classified := classOf(err); !classified {
+		switch c {
+		case codes.Unavailable:
+			return managementAPIMessage
+		case codes.Internal:
+			return internalMessage
+		case codes.Canceled:
+			return canceledMessage
+		}
 	}
 	return err.Error()
 }

@@ -50,12 +50,15 @@ func TestToStatus(t *testing.T) {
 		{"management API 500", apierrors.NewInternalError(errors.New("etcdserver: request timed out")), codes.Unavailable, managementAPIMessage},
 		{"management API 429", apierrors.NewTooManyRequests("slow down", 1), codes.Unavailable, managementAPIMessage},
 		{"management API server timeout", apierrors.NewServerTimeout(gr, "get", 1), codes.Unavailable, managementAPIMessage},
-		{"management API conflict is ours", apierrors.NewConflict(gr, "x", errors.New("changed")), codes.Internal, ""},
+		{"management API conflict is ours", apierrors.NewConflict(gr, "x", errors.New("changed")), codes.Internal, internalMessage},
 		{"deadline", fmt.Errorf("helm: %w", context.DeadlineExceeded), codes.DeadlineExceeded, ""},
-		{"cancelled", context.Canceled, codes.Canceled, ""},
-		{"cancelled request", &url.Error{Op: "Get", URL: "https://10.0.0.7:6443/", Err: context.Canceled}, codes.Canceled, ""},
+		{"cancelled", context.Canceled, codes.Canceled, canceledMessage},
+		{"cancelled request", &url.Error{Op: "Get", URL: "https://10.0.0.7:6443/", Err: context.Canceled}, codes.Canceled, canceledMessage},
 		{"already a status", status.Error(codes.ResourceExhausted, "x"), codes.ResourceExhausted, "x"},
-		{"anything else", errors.New("boom"), codes.Internal, ""},
+		// The error's text is the operator's (the interceptor logs it with
+		// the request id); the tenant reads a fixed sentence.
+		{"anything else", errors.New("boom"), codes.Internal, internalMessage},
+		{"a URL no class explains", fmt.Errorf("renewing: %w", errors.New(`Post "https://keystone.internal:5000/v3/auth/tokens": EOF in 3f2a`)), codes.Internal, internalMessage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

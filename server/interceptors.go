@@ -96,7 +96,7 @@ func unaryInterceptor(log *slog.Logger, observe observer, transition transitionO
 		defer func() {
 			if r := recover(); r != nil {
 				l.Error("panic in handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				err = status.Error(codes.Internal, "internal error in the magnum-capi sidecar (see its log)")
+				err = status.Error(codes.Internal, internalMessage)
 			}
 			code := status.Code(err)
 			elapsed := time.Since(start)

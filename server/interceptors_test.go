@@ -1,12 +1,20 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // A handler stuck on a dependency that never answers ends before the
@@ -37,6 +45,40 @@ func TestHandlerAnswersBeforeTheCallersDeadline(t *testing.T) {
 			}
 			if reserve := callerDeadline.Sub(handlerDeadline); reserve <= 0 || reserve > answerReserve {
 				t.Fatalf("the handler's deadline is %v before the caller's, want within (0, %v]", reserve, answerReserve)
+			}
+		})
+	}
+}
+
+// An error no class explains, or a panic, reaches the tenant as one fixed
+// sentence; the operator's log has the cause under Magnum's request id.
+func TestInternalErrorsAreLoggedUnderTheRequestID(t *testing.T) {
+	cause := `renewing credential: Post "https://keystone.internal:5000/v3/auth/tokens": EOF`
+	tests := []struct {
+		name    string
+		handler grpc.UnaryHandler
+		logged  string
+	}{
+		{"error", func(context.Context, any) (any, error) { return nil, toStatus(errors.New(cause)) }, cause},
+		{"panic", func(context.Context, any) (any, error) { panic(cause) }, cause},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			intercept := unaryInterceptor(slog.New(slog.NewJSONHandler(&buf, nil)), nil, nil)
+			info := &grpc.UnaryServerInfo{FullMethod: "/magnumcapi.v1.DriverService/CreateCluster"}
+			ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs(RequestIDKey, "req-0c9d2e7a"))
+			_, err := intercept(ctx, nil, info, tt.handler)
+			if s, _ := status.FromError(err); s.Code() != codes.Internal || s.Message() != internalMessage {
+				t.Errorf("status = %v, want Internal %q", err, internalMessage)
+			}
+			var line map[string]any // the first: a panic's own, then the call's
+			if err := json.NewDecoder(&buf).Decode(&line); err != nil {
+				t.Fatalf("log %q: %v", buf.String(), err)
+			}
+			got := fmt.Sprint(line["err"], line["panic"])
+			if line["request_id"] != "req-0c9d2e7a" || !strings.Contains(got, tt.logged) {
+				t.Errorf("log line %v: want request_id req-0c9d2e7a and the cause %q", line, tt.logged)
 			}
 		})
 	}

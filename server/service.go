@@ -145,6 +145,7 @@ func (s *Service) GetClusterStatus(ctx context.Context, req *pb.GetClusterStatus
 	if err != nil {
 		return nil, toStatus(err)
 	}
+	logRewritten(ctx, res)
 	return &pb.GetClusterStatusResponse{Status: statusToProto(res)}, nil
 }
 

@@ -186,6 +186,7 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
                 )
                 raise errors.from_rpc_error(
                     e, method, timeout, attempt, crosses_api=crosses_api,
+                    request_id=request_id,
                 )
             LOG.warning(
                 "magnum-capi sidecar at %s: %s ended %s (%s; request %s); "

@@ -64,13 +64,23 @@ def answered_by_sidecar(err):
     return bool(debug) and "Error received from peer" in (debug() or "")
 
 
-def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False):
+def _quoting(request_id):
+    """What the user quotes to the operator, who finds the cause in the
+    sidecar's log (it logs every failed call with Magnum's request id)."""
+    if request_id and request_id != "-":
+        return "quoting request %s" % request_id
+    return "quoting the cluster and the time of the failure"
+
+
+def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False,
+                   request_id=None):
     """The Magnum exception for a failed call. Its message reaches tenants
     (status_reason, the CLI's error): it names what failed and what to do,
     never the sidecar's address or gRPC's transport detail (the caller logs
     those for the operator). crosses_api: the call is a synchronous Magnum
     RPC (upgrade, CA and credential rotation) whose exception magnum-api
-    shows to the user (survive_first_sentence_cut)."""
+    shows to the user (survive_first_sentence_cut). request_id: Magnum's,
+    which the sidecar logs the call under."""
     code = err.code()
     details = err.details() or ""
     shown = survive_first_sentence_cut if crosses_api else (lambda m: m)
@@ -90,6 +100,13 @@ def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False):
         # Another operation on the cluster held it for the whole deadline;
         # the sidecar's message says so and what to do.
         message = "%s (%s)" % (_sentence(details), tries)
+    elif code == grpc.StatusCode.INTERNAL:
+        # An error no class explains: its detail is the operator's (the
+        # sidecar sends a fixed sentence, server/errors.go internalMessage,
+        # and logs the cause under the request id; one gRPC core made
+        # itself is transport detail).
+        message = ("The Cluster API driver failed unexpectedly (%s): ask your "
+                   "cloud operator, %s" % (tries, _quoting(request_id)))
     elif code == grpc.StatusCode.DEADLINE_EXCEEDED and answered_by_sidecar(err):
         # The sidecar answered: its work, not the sidecar, ran out of time.
         message = ("%s did not finish within %.0fs: %s"

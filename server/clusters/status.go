@@ -52,7 +52,17 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 		s.forgetDeployed(spec.Cluster.StackID)
 		s.deletes.forget(spec.Cluster.StackID)
 	}
-	return withLabelNotes(spec, res), nil
+	return onlyNewDetail(spec, withLabelNotes(spec, res)), nil
+}
+
+// onlyNewDetail drops the operator's detail behind a status_reason Magnum
+// already holds (label notes included, which capistatus does not see): the
+// sidecar logs it when the reason changes, not on every poll.
+func onlyNewDetail(spec Spec, res capistatus.Result) capistatus.Result {
+	if res.StatusReason == spec.Cluster.StatusReason {
+		res.Rewritten = nil
+	}
+	return res
 }
 
 // completes reports whether res moves the cluster or one of its node groups

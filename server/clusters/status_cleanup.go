@@ -46,7 +46,10 @@ func deleteCleanupResult(res capistatus.Result, err error) capistatus.Result {
 	if errors.As(err, &permanent) && permanent.FailedPrecondition() {
 		res.Status = statusDeleteFailed
 	}
-	res.StatusReason = "Cluster API resources are gone, but cleaning up failed: " + err.Error()
+	// The error names what the adapters called (URLs, ids): the tenant
+	// reads it rewritten, the operator's log (server/status_log.go) whole.
+	res.StatusReason = "Cluster API resources are gone, but cleaning up failed: " + capistatus.TenantText(err.Error())
+	res.Rewritten = append(res.Rewritten, err.Error())
 	for i := range res.NodeGroups {
 		res.NodeGroups[i].Status = res.Status
 	}

@@ -195,6 +195,7 @@ func statusNova(t *testing.T) {
 	time.Sleep(20 * time.Second)
 	st := checkpoint(t, quota, "nova-quota", created, "C-33", "C-15", "C-23")
 	t.Logf("Nova quota: %s %q", st.GetStatus(), st.GetStatusReason())
+	tenantReads(t, st.GetStatusReason(), "The project's instances quota is used up")
 	broken.waitUntil(t, "control plane up", 3*time.Minute, func(s *pb.ClusterStatus) bool {
 		return !strings.Contains(s.GetStatusReason(), "control plane: ")
 	})
@@ -228,6 +229,22 @@ func statusOctavia(t *testing.T) {
 	st := checkpoint(t, terminal, "octavia-quota-terminal", created, "F-01", "N-03")
 	if !strings.Contains(st.GetStatusReason(), "(UpdateError)") {
 		t.Errorf("terminal Octavia failure: %q", st.GetStatusReason())
+	}
+	tenantReads(t, st.GetStatusReason(), "The project's load balancer quota is used up")
+}
+
+// tenantReads: a status_reason built from OpenStack's refusal names the
+// remedy and none of the URLs, hosts and ids CAPO quoted (the guide: never
+// internal URLs, hostnames or ids).
+func tenantReads(t *testing.T, reason, remedy string) {
+	t.Helper()
+	if !strings.Contains(reason, remedy) {
+		t.Errorf("status_reason %q does not say %q", reason, remedy)
+	}
+	for _, leak := range []string{"://", "example.test", "Expected HTTP response code", "{\""} {
+		if strings.Contains(reason, leak) {
+			t.Errorf("status_reason %q shows the tenant %q", reason, leak)
+		}
 	}
 }
 
@@ -282,6 +299,7 @@ func statusFailedMachine(t *testing.T) {
 	if !strings.Contains(st.GetStatusReason(), "NetworkInUse") || !strings.Contains(st.GetStatusReason(), "(finalizers: ") {
 		t.Errorf("a stuck deletion must say what holds it and why: %q", st.GetStatusReason())
 	}
+	tenantReads(t, st.GetStatusReason(), "delete the load balancers, servers and ports you created in it, then delete the cluster again")
 	if err := stack.Faults.Set(context.Background(), t.Name()); err != nil {
 		t.Fatal(err)
 	}

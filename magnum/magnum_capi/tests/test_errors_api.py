@@ -89,3 +89,23 @@ class TenantMessageTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+    def test_internal_error_names_the_request(self):
+        # Whatever the sidecar (or gRPC core) put in the details, the user
+        # reads one sentence and the id the operator looks up.
+        detail = ('renewing: Post "https://keystone.internal:5000/v3/auth/tokens": '
+                  'dial tcp 10.0.0.5:5000: connect: connection refused')
+        err = errors.from_rpc_error(
+            _PeerError(grpc.StatusCode.INTERNAL, detail), "CreateCluster", 300,
+            request_id="req-0c9d2e7a-5b1f-4e3d-8a61-c1d2e3f4a5b6")
+        self.assertEqual(
+            "The Cluster API driver failed unexpectedly (CreateCluster, 1 attempt): "
+            "ask your cloud operator, quoting request "
+            "req-0c9d2e7a-5b1f-4e3d-8a61-c1d2e3f4a5b6", str(err))
+
+    def test_internal_error_without_a_request_id(self):
+        err = errors.from_rpc_error(
+            _RpcError(grpc.StatusCode.INTERNAL, "boom at 10.0.0.5"), "DeleteCluster", 300,
+            request_id="-")
+        self.assertNotIn("10.0.0.5", str(err))
+        self.assertIn("quoting the cluster and the time of the failure", str(err))

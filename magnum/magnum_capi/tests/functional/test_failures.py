@@ -41,6 +41,8 @@ IMPATIENT = {
 }
 
 QUOTA = "Quota has been met for resources: Load Balancer"
+# What the tenant can do about it (capistatus/tenant_text_openstack.go).
+QUOTA_REMEDY = "The project's load balancer quota is used up"
 S = fields.ClusterStatus
 
 _rules_lock = threading.Lock()
@@ -73,6 +75,13 @@ class FailuresTest(base.FunctionalTestCase):
             self.stack.kubectl("create", "namespace", "capisim-system")
         except Exception:  # noqa: BLE001 - AlreadyExists
             pass
+
+    def assertTenantReads(self, reason, remedy):
+        """status_reason built from OpenStack's refusal names the remedy
+        and none of the URLs, hosts and bodies CAPO quoted."""
+        self.assertIn(remedy, reason)
+        for leak in ("://", "example.test", "Expected HTTP response code", '{"'):
+            self.assertNotIn(leak, reason)
 
     def use_sidecar(self, address):
         self.config(sidecar_address=address, group="magnum_capi")
@@ -157,6 +166,7 @@ class FailuresTest(base.FunctionalTestCase):
         want = "timed out after 30s waiting for: OpenStackCluster %s" % failed.stack_id
         self.assertTrue(failed.status_reason.startswith(want), failed.status_reason)
         self.assertIn(QUOTA, failed.status_reason)
+        self.assertTenantReads(failed.status_reason, QUOTA_REMEDY)
         for role, ng in self.groups(failed).items():
             self.assertEqual(S.CREATE_FAILED, ng.status, role)
             self.assertTrue(ng.status_reason.startswith("timed out after 30s waiting for: "),
@@ -183,6 +193,7 @@ class FailuresTest(base.FunctionalTestCase):
         want = "OpenStackCluster %s failed: " % failed.stack_id
         self.assertTrue(failed.status_reason.startswith(want), failed.status_reason)
         self.assertIn(QUOTA, failed.status_reason)
+        self.assertTenantReads(failed.status_reason, QUOTA_REMEDY)
         self.assertIn("(UpdateError)", failed.status_reason)
         self.assertNotIn("timed out", failed.status_reason)
         for role, ng in self.groups(failed).items():
@@ -268,6 +279,10 @@ class FailuresTest(base.FunctionalTestCase):
         want = "timed out after 20s waiting for deletion of: OpenStackCluster %s: " % failed.stack_id
         self.assertTrue(failed.status_reason.startswith(want), failed.status_reason)
         self.assertIn("NetworkInUse", failed.status_reason)
+        self.assertTenantReads(
+            failed.status_reason,
+            "delete the load balancers, servers and ports you created in it, "
+            "then delete the cluster again")
         self.assertIn("OpenStackCluster %s (finalizers: " % failed.stack_id, failed.status_reason)
         self.assertIn("Cluster %s (finalizers: " % failed.stack_id, failed.status_reason)
         # Everything but the infrastructure is gone: the node groups are.
