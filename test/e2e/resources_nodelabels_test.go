@@ -11,11 +11,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // TestNodeLabelsAndTaints: node labels and taints reach the kubelet settings
@@ -45,15 +43,19 @@ func TestNodeLabelsAndTaints(t *testing.T) {
 	stackID := c.create(t, driver)
 	cleanupCluster(t, c)
 
-	want := map[string]nodeRegistration{
-		"default-worker": {labels: "capi.stackhpc.com/node-group=default-worker,tier=web",
-			taints: []any{map[string]any{"key": "spot", "effect": "PreferNoSchedule"}}},
-		"gpu": {labels: "capi.stackhpc.com/node-group=gpu,example.com/gpu=a100,node.kubernetes.io/pool=gpu,tier=batch",
-			taints: []any{map[string]any{"key": "spot", "effect": "PreferNoSchedule"}, map[string]any{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}}},
+	want := map[string]harness.NodeRegistration{
+		"default-worker": {Labels: "capi.stackhpc.com/node-group=default-worker,tier=web",
+			Taints: []any{map[string]any{"key": "spot", "effect": "PreferNoSchedule"}}},
+		"gpu": {Labels: "capi.stackhpc.com/node-group=gpu,example.com/gpu=a100,node.kubernetes.io/pool=gpu,tier=batch",
+			Taints: []any{map[string]any{"key": "spot", "effect": "PreferNoSchedule"}, map[string]any{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}}},
 	}
 	for group, w := range want {
-		if got := joinRegistration(t, ns, stackID, group); !reflect.DeepEqual(got, w) {
-			t.Errorf("node group %s: kubelet node-labels %q taints %v, want %q %v", group, got.labels, got.taints, w.labels, w.taints)
+		got, err := harness.JoinRegistration(context.Background(), stack.Env.Client, ns, stackID, group)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("node group %s: kubelet node-labels %q taints %v, want %q %v", group, got.Labels, got.Taints, w.Labels, w.Taints)
 		}
 	}
 	c.waitFor(t, "CREATE_COMPLETE", 4*time.Minute)
@@ -88,36 +90,6 @@ func TestNodeLabelsAndTaints(t *testing.T) {
 		t.Errorf("the refused cluster changed:\n%s", strings.Join(diff, "\n"))
 	}
 	c.remove(t, driver)
-}
-
-// nodeRegistration is what a KubeadmConfigTemplate's
-// joinConfiguration.nodeRegistration holds of node labels and taints.
-type nodeRegistration struct {
-	labels string // kubeletExtraArgs node-labels
-	taints []any
-}
-
-// joinRegistration reads the nodeRegistration of the KubeadmConfigTemplate
-// the node group's MachineDeployment references (the chart keeps old
-// templates, so the newest by name is not necessarily the one in use).
-func joinRegistration(t *testing.T, ns, stackID, group string) nodeRegistration {
-	t.Helper()
-	kc, ctx := stack.Env.Client, context.Background()
-	md := &unstructured.Unstructured{}
-	md.SetGroupVersionKind(schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineDeployment"})
-	if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: stackID + "-" + group}, md); err != nil {
-		t.Fatalf("MachineDeployment of %s: %v", group, err)
-	}
-	ref, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
-	tmpl := &unstructured.Unstructured{}
-	tmpl.SetGroupVersionKind(schema.GroupVersionKind{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmConfigTemplate"})
-	if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref}, tmpl); err != nil {
-		t.Fatalf("KubeadmConfigTemplate %q of %s: %v", ref, group, err)
-	}
-	path := []string{"spec", "template", "spec", "joinConfiguration", "nodeRegistration"}
-	labels, _, _ := unstructured.NestedString(tmpl.Object, append(path, "kubeletExtraArgs", "node-labels")...)
-	taints, _, _ := unstructured.NestedSlice(tmpl.Object, append(path, "taints")...)
-	return nodeRegistration{labels: labels, taints: taints}
 }
 
 // expectRefusal checks err is InvalidArgument (Magnum's

@@ -5,9 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // laneStackID is a cluster's stack_id from `coe cluster show` fields.
@@ -31,24 +29,13 @@ func laneStackID(t *testing.T, l *Lane, fields map[string]any) string {
 // the node group was given.
 func checkNodeRegistration(ctx context.Context, t *testing.T, l *Lane, stackID, group, labels, key, value, effect string) {
 	t.Helper()
-	kc, ns := l.Cloud.H.Env.Client, l.Namespace()
-	md := &unstructured.Unstructured{}
-	md.SetGroupVersionKind(schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineDeployment"})
-	if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: stackID + "-" + group}, md); err != nil {
-		t.Fatalf("MachineDeployment of node group %s: %v", group, err)
+	got, err := harness.JoinRegistration(ctx, l.Cloud.H.Env.Client, l.Namespace(), stackID, group)
+	if err != nil {
+		t.Fatal(err)
 	}
-	ref, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "bootstrap", "configRef", "name")
-	tmpl := &unstructured.Unstructured{}
-	tmpl.SetGroupVersionKind(schema.GroupVersionKind{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmConfigTemplate"})
-	if err := kc.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref}, tmpl); err != nil {
-		t.Fatalf("KubeadmConfigTemplate %q of node group %s: %v", ref, group, err)
-	}
-	path := []string{"spec", "template", "spec", "joinConfiguration", "nodeRegistration"}
-	gotLabels, _, _ := unstructured.NestedString(tmpl.Object, append(path, "kubeletExtraArgs", "node-labels")...)
-	gotTaints, _, _ := unstructured.NestedSlice(tmpl.Object, append(path, "taints")...)
-	wantTaints := []any{map[string]any{"key": key, "value": value, "effect": effect}}
-	if gotLabels != labels || !reflect.DeepEqual(gotTaints, wantTaints) {
+	want := harness.NodeRegistration{Labels: labels, Taints: []any{map[string]any{"key": key, "value": value, "effect": effect}}}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Magnum %d: node group %s: kubelet node-labels %q taints %v, want %q %v",
-			l.Release.Major, group, gotLabels, gotTaints, labels, wantTaints)
+			l.Release.Major, group, got.Labels, got.Taints, want.Labels, want.Taints)
 	}
 }
