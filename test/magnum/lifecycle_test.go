@@ -297,9 +297,13 @@ func lifecycle(t *testing.T, l *Lane) {
 		if l.Release.Major >= 23 {
 			// Magnum 23's fields. Debian 12's magnumclient has no
 			// options for them at create, but its update sends any
-			// attribute as a JSON patch, which Magnum 23 accepts.
-			run("coe", "nodegroup", "update", "demo", "extra", "replace", `node_labels={"tier": "batch"}`,
-				`node_taints=[{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]`)
+			// attribute as a JSON patch. The patch value must be a
+			// string (JsonPatchType.value is text or int; a JSON
+			// object is refused with HTTP 400), which Magnum 23
+			// reads with ast.literal_eval: so a Python literal,
+			// which magnumclient does not JSON-decode.
+			run("coe", "nodegroup", "update", "demo", "extra", "replace", `node_labels={'tier': 'batch'}`,
+				`node_taints=[{'key': 'dedicated', 'value': 'batch', 'effect': 'NoSchedule'}]`)
 			if _, seen, err := l.Wait(ctx, "nodegroup", []string{"demo", "extra"}, "UPDATE_COMPLETE", 10*time.Minute); err != nil {
 				t.Fatal(err)
 			} else {
