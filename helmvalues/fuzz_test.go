@@ -47,6 +47,18 @@ func FuzzLabelParsers(f *testing.F) {
 			canonical = strings.Join(v, map[bool]string{true: " ", false: ","}[strings.HasPrefix(spec.Type.Doc, "space")])
 		case bool, int:
 			canonical = fmt.Sprint(v)
+		case map[string]string:
+			var parts []string
+			for _, k := range sortedKeys(v) {
+				parts = append(parts, k+"="+v[k])
+			}
+			canonical = strings.Join(parts, ",")
+		case []Taint:
+			parts := make([]string, len(v))
+			for i, t := range v {
+				parts[i] = t.Key + "=" + t.Value + ":" + t.Effect
+			}
+			canonical = strings.Join(parts, ",")
 		default:
 			t.Fatalf("%s: %q parsed to a %T", spec.Name, raw, value)
 		}

@@ -300,6 +300,29 @@ var labelSpecs = []labelSpec{
 		Valid: []string{"0f5d6c1e-2b4a-4f0e-9a51-7d3c9e2b1a00"}, Invalid: []string{"12"},
 	},
 	{
+		Name: "node_labels", Group: groupMachines, Type: nodeLabelsType, Scope: scopeNodeGroup,
+		Keys: []string{"nodeGroups[].nodeLabels"},
+		Doc: "Kubernetes labels on the nodes of worker node groups, for Magnum releases before 23 whose node groups " +
+			"have no node_labels field: `key=value` pairs separated by commas (give several with repeated " +
+			"`--labels node_labels=key=value`, which magnumclient joins with commas). A node group's own label " +
+			"replaces the cluster's; on Magnum 23 a node group's node_labels field overrides it key by key. " +
+			"Labels kubelet refuses to set on itself (kubernetes.io and k8s.io namespaces other than " +
+			"node.kubernetes.io, kubelet.kubernetes.io and the well-known keys, so also node-role.kubernetes.io) and " +
+			"`capi.stackhpc.com/` labels are refused. Not applied to the control plane.",
+		Valid:   []string{"gpu=true", "node.kubernetes.io/pool=batch,tier=", "example.com/team=ml,disk=ssd"},
+		Invalid: []string{"gpu", "node-role.kubernetes.io/worker=", "a b=c", "tier=x,tier=y", "capi.stackhpc.com/node-group=x"},
+	},
+	{
+		Name: "node_taints", Group: groupMachines, Type: nodeTaintsType, Scope: scopeNodeGroup,
+		Keys: []string{"nodeGroups[].kubeadmConfigSpec.joinConfiguration.nodeRegistration.taints"},
+		Doc: "Kubernetes taints registered by the nodes of worker node groups, for Magnum releases before 23: " +
+			"`key[=value]:Effect` separated by commas, Effect one of NoSchedule, PreferNoSchedule, NoExecute. A node " +
+			"group's own label replaces the cluster's; on Magnum 23 a taint of a node group's node_taints field " +
+			"replaces the label's taint of the same key and effect. Not applied to the control plane.",
+		Valid:   []string{"dedicated=gpu:NoSchedule", "spot:PreferNoSchedule,example.com/maintenance=yes:NoExecute"},
+		Invalid: []string{"dedicated=gpu", "dedicated=gpu:Never", "a b:NoSchedule", "x:NoSchedule,x=y:NoSchedule"},
+	},
+	{
 		Name: "etcd_blockdevice_size", Group: groupMachines, Type: intType(0, 16384), Default: "0",
 		Aliases: []string{"etcd_volume_size"},
 		Keys:    []string{"etcd.blockDevice.size"},

@@ -111,17 +111,11 @@ func (b *builder) nodeLabels(ng NodeGroup) map[string]any {
 	out := map[string]any{}
 	for _, key := range sortedKeys(ng.NodeLabels) {
 		value := ng.NodeLabels[key]
-		field := nodeGroupField(ng, "node_labels."+key)
-		switch {
-		case !isQualifiedName(key):
-			b.p.field(nodeGroupField(ng, "node_labels"), key, "a Kubernetes label key ([prefix/]name, name at most 63 characters of letters, digits, '-', '_', '.')")
-		case !kubeletAllowsLabel(key):
-			b.p.field(nodeGroupField(ng, "node_labels"), key, "a label kubelet may set on its node: kubernetes.io and k8s.io labels are limited to the node.kubernetes.io and kubelet.kubernetes.io namespaces and a few well-known keys")
-		case strings.HasPrefix(key, "capi.stackhpc.com/"):
-			b.p.field(nodeGroupField(ng, "node_labels"), key, "a label outside capi.stackhpc.com/, which the chart manages")
-		case !isLabelValue(value):
-			b.p.field(field, value, "a Kubernetes label value (at most 63 characters of letters, digits, '-', '_', '.')")
-		default:
+		if expected := checkNodeLabelKey(key); expected != "" {
+			b.p.field(nodeGroupField(ng, "node_labels"), key, expected)
+		} else if !isLabelValue(value) {
+			b.p.field(nodeGroupField(ng, "node_labels."+key), value, nodeLabelValueExpected)
+		} else {
 			out[key] = value
 		}
 	}
@@ -139,22 +133,15 @@ func (b *builder) taints(ng NodeGroup) []any {
 	seen := map[string]bool{}
 	for i, t := range ng.NodeTaints {
 		field := nodeGroupField(ng, fmt.Sprintf("node_taints[%d]", i))
+		part, expected := checkTaint(t)
 		switch {
-		case !isQualifiedName(t.Key):
-			b.p.field(field+".key", t.Key, "a Kubernetes taint key ([prefix/]name)")
-		case !isLabelValue(t.Value):
-			b.p.field(field+".value", t.Value, "a taint value (at most 63 characters of letters, digits, '-', '_', '.')")
-		case t.Effect != "NoSchedule" && t.Effect != "PreferNoSchedule" && t.Effect != "NoExecute":
-			b.p.field(field+".effect", t.Effect, "NoSchedule, PreferNoSchedule or NoExecute")
+		case part != "":
+			b.p.field(field+"."+part, t.part(part), expected)
 		case seen[t.Key+":"+t.Effect]:
 			b.p.field(field, t.Key+":"+t.Effect, "each key and effect at most once")
 		default:
 			seen[t.Key+":"+t.Effect] = true
-			taint := map[string]any{"key": t.Key, "effect": t.Effect}
-			if t.Value != "" {
-				taint["value"] = t.Value
-			}
-			out = append(out, taint)
+			out = append(out, taintValue(t))
 		}
 	}
 	return out

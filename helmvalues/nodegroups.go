@@ -127,10 +127,10 @@ func (b *builder) nodeGroup(ng NodeGroup, name string, autoscaling bool) map[str
 	if v, ok := b.nodeGroupLabel(ng, "server_group_id"); ok {
 		values["serverGroupId"] = v
 	}
-	if labels := b.nodeLabels(ng); len(labels) > 0 {
+	if labels := b.workerNodeLabels(ng); len(labels) > 0 {
 		values["nodeLabels"] = labels
 	}
-	if taints := b.taints(ng); len(taints) > 0 {
+	if taints := b.workerTaints(ng); len(taints) > 0 {
 		values["kubeadmConfigSpec"] = map[string]any{"joinConfiguration": map[string]any{"nodeRegistration": map[string]any{"taints": taints}}}
 	}
 	return values
