@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"google.golang.org/grpc/codes"
@@ -57,6 +60,10 @@ func codeOf(err error) codes.Code {
 		return codes.Canceled
 	case managementAPIDown(err):
 		return codes.Unavailable
+	case apierrors.IsForbidden(err):
+		// The management cluster's RBAC or admission policy refused the
+		// sidecar: its operator must fix that, a retry cannot.
+		return codes.FailedPrecondition
 	case errors.Is(err, context.DeadlineExceeded):
 		return codes.DeadlineExceeded
 	}
@@ -129,10 +136,41 @@ func userMessage(err error, c codes.Code) string {
 			return internalMessage
 		case codes.Canceled:
 			return canceledMessage
+		case codes.FailedPrecondition:
+			return forbiddenMessage(err)
 		}
 	}
 	return err.Error()
 }
+
+// forbiddenMessage is what the user reads when the management cluster
+// refused the sidecar (403): what was refused, in the API's own words for
+// the kind of refusal, and who can fix it. The refusal's full text names
+// the sidecar's identity and the namespace; the interceptor logs it.
+func forbiddenMessage(err error) string {
+	what := "a request"
+	if apiStatus := apierrors.APIStatus(nil); errors.As(err, &apiStatus) {
+		if d := apiStatus.Status().Details; d != nil && d.Kind != "" {
+			what = d.Kind
+			if d.Group != "" {
+				what += "." + d.Group
+			}
+		}
+	}
+	why := "its RBAC does not allow it"
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "attempting to grant RBAC permissions not currently held"):
+		why = "it may not grant permissions it does not hold itself"
+	case forbiddenVerb.MatchString(msg):
+		why = "it may not " + forbiddenVerb.FindStringSubmatch(msg)[1] + " them"
+	}
+	return fmt.Sprintf("the management cluster refused the Cluster API driver (forbidden: %s): %s; "+
+		"ask your cloud operator to apply the driver's RBAC (deploy/rbac)", what, why)
+}
+
+// forbiddenVerb finds the verb in the API server's RBAC refusal
+// (`User "…" cannot create resource "leases" in API group …`).
+var forbiddenVerb = regexp.MustCompile(`cannot ([a-z]+) resource`)
 
 // statusError is the gRPC error for a domain error, which it keeps for the
 // interceptor's log line (the status message may leave out what only the

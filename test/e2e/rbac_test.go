@@ -265,12 +265,12 @@ func TestLeastPrivilegeEveryRuleCounts(t *testing.T) {
 		{name: "autoscaler-role", role: "magnum-capi-namespace", drop: "machinedeployments/scale", check: func(t *testing.T, sc *harness.Sidecar) {
 			// Kubernetes refuses to let the sidecar create a Role granting
 			// what it does not hold itself.
-			expectCreateRefused(t, sc, "attempting to grant RBAC permissions not currently held", true)
+			expectCreateRefused(t, sc, "may not grant permissions it does not hold itself", true)
 		}},
 		{name: "bind", role: "magnum-capi", drop: "clusterroles", check: func(t *testing.T, sc *harness.Sidecar) {
 			// Without "bind" the sidecar cannot grant itself its rights
 			// in the project namespace.
-			expectCreateRefused(t, sc, "attempting to grant RBAC permissions not currently held", false)
+			expectCreateRefused(t, sc, "may not grant permissions it does not hold itself", false)
 		}},
 		{name: "machines", role: "magnum-capi", drop: "machines", check: func(t *testing.T, sc *harness.Sidecar) {
 			// The watch cache cannot list Machines, so it never syncs and

@@ -29,15 +29,16 @@ func TestKilledSidecarRecovered(t *testing.T) {
 	before := history(t, stack.Env.Config, ns, stackID)
 
 	// The victim reaches the first management cluster through a proxy that
-	// holds its first write to anything but core objects and Leases: Helm's
-	// release record (a core Secret) is written by then, the chart's
-	// Cluster API objects are not.
+	// holds its first write of a Cluster API object: Helm's release record
+	// (a core Secret) is written by then, the chart's Cluster API objects
+	// are not. (Writes before it, such as the Lease and the sidecar's
+	// SelfSubjectReview and RoleBinding in the namespace, pass.)
 	proxy := startKubeProxy(t, stack.Env.Config)
 	victim := startSidecar(t, harness.SidecarOptions{Name: "victim", Binary: sidecarBinary(t),
 		Configure: withKubeconfig(proxy.kubeconfig(t, "victim")), Env: []string{"MAGNUM_CAPI_TIMEOUTS_LOCK=" + lockTTL.String()}})
 	trapped := proxy.arm(func(r *http.Request) bool {
 		return r.Method != http.MethodGet && strings.HasPrefix(r.URL.Path, "/apis/") &&
-			!strings.HasPrefix(r.URL.Path, "/apis/coordination.k8s.io/")
+			strings.Contains(r.URL.Path, "cluster.x-k8s.io/")
 	})
 	resize := c.resizeRequest(2)
 	callDone := make(chan error, 1)
