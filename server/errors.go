@@ -136,7 +136,8 @@ func userMessage(err error, c codes.Code) string {
 			return internalMessage
 		case codes.Canceled:
 			return canceledMessage
-		case codes.FailedPrecondition:
+		}
+		if apierrors.IsForbidden(err) {
 			return forbiddenMessage(err)
 		}
 	}
@@ -158,11 +159,11 @@ func forbiddenMessage(err error) string {
 		}
 	}
 	why := "its RBAC does not allow it"
-	switch msg := err.Error(); {
-	case strings.Contains(msg, "attempting to grant RBAC permissions not currently held"):
+	msg := err.Error()
+	if strings.Contains(msg, "attempting to grant RBAC permissions not currently held") {
 		why = "it may not grant permissions it does not hold itself"
-	case forbiddenVerb.MatchString(msg):
-		why = "it may not " + forbiddenVerb.FindStringSubmatch(msg)[1] + " them"
+	} else if verb := forbiddenVerb.FindStringSubmatch(msg); verb != nil {
+		why = "it may not " + verb[1] + " them"
 	}
 	return fmt.Sprintf("the management cluster refused the Cluster API driver (forbidden: %s): %s; "+
 		"ask your cloud operator to apply the driver's RBAC (deploy/rbac)", what, why)
