@@ -224,6 +224,9 @@ func (s *Sidecar) startProcess(opts SidecarOptions) error {
 	s.cmd = exec.Command(opts.Binary, "serve", "--config", s.ConfigFile)
 	s.cmd.Env = append(os.Environ(), opts.Env...)
 	s.cmd.Stdout, s.cmd.Stderr = logs, logs
+	// Killed with the test process however it ends (go test's -timeout runs
+	// no deferred Stop), so no sidecar outlives its test.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		logs.Close()
 		return fmt.Errorf("starting %s serve: %w", opts.Binary, err)

@@ -116,6 +116,9 @@ func Start(ctx context.Context, opts Options) (*Controllers, error) {
 	// Not CommandContext: ctx bounds the start, the process runs until Stop.
 	c.cmd = exec.Command(bin, args...)
 	c.cmd.Stderr = logs
+	// Killed with the test process however it ends (go test's -timeout runs
+	// no deferred Stop), so no controllers outlive their test bed.
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := c.cmd.StdoutPipe()
 	if err != nil {
 		logFile.Close()

@@ -41,6 +41,7 @@ type Env struct {
 	Dir string
 
 	env         *envtest.Environment
+	guard       *orphanGuard
 	ownDir      bool
 	stopWebhook context.CancelFunc
 	webhookDone chan error
@@ -100,6 +101,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.env.ControlPlane.GetAPIServer().CertDir = apiServerDir
+	// etcd's data in the test bed's directory too, so that the directory
+	// names every process of this test bed (see orphanGuard).
+	e.env.ControlPlane.Etcd = &envtest.Etcd{DataDir: filepath.Join(e.Dir, "etcd")}
+	if e.guard, err = startOrphanGuard(e.Dir + string(filepath.Separator)); err != nil {
+		return nil, err
+	}
 	if opts.Out != nil {
 		e.env.ControlPlane.GetAPIServer().Out = opts.Out
 		e.env.ControlPlane.GetAPIServer().Err = opts.Out
@@ -196,6 +203,7 @@ func (e *Env) Stop() error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, e.guard.release())
 	if e.ownDir {
 		errs = append(errs, os.RemoveAll(e.Dir))
 	}

@@ -22,6 +22,9 @@ import (
 var env *Env
 
 func TestMain(m *testing.M) {
+	if os.Getenv(orphanChildEnv) != "" {
+		runOrphanChild() // never returns
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	var err error
 	env, err = Start(ctx, Options{})

@@ -10,6 +10,7 @@ per test process and stop at exit.
 """
 
 import atexit
+import ctypes
 import json
 import os
 import shutil
@@ -34,6 +35,16 @@ _stack = None
 
 class StackError(Exception):
     pass
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """Runs in the child before exec: SIGTERM it when this test process
+    dies, however it ends (a killed pytest runs no atexit), so that the test
+    bed stops itself (its kube-apiserver and etcd guard themselves too)."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _binary(env, package, name, workdir):
@@ -98,7 +109,7 @@ class Stack:
     def _start(self, args, log, env=None):
         out = open(log, "ab")
         proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env or _ENV,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_die_with_parent)
         out.close()
         self._procs.append(proc)
         return proc
