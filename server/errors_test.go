@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -36,7 +37,8 @@ func TestToStatus(t *testing.T) {
 		{"wrapped label error", fmt.Errorf("rendering: %w", &helmvalues.FieldError{Field: "f"}), codes.InvalidArgument, ""},
 		{"joined errors keep the class", errors.Join(&helmvalues.FieldError{Field: "a"}, &helmvalues.FieldError{Field: "b"}), codes.InvalidArgument, ""},
 		{"bad CA", &certs.InvalidError{Field: "certificates.ca", Reason: "r"}, codes.InvalidArgument, ""},
-		{"chart version missing", &release.ChartNotFoundError{Source: "s", Name: "n", Version: "v"}, codes.FailedPrecondition, ""},
+		{"chart version missing", &release.ChartNotFoundError{Source: "s", Name: "n", Version: "v"}, codes.FailedPrecondition,
+			"chart n version v is not available from the cloud's chart repository: use a cluster template with a version it has, or ask your cloud operator to publish it"},
 		{"release missing", &release.NotFoundError{Name: "n", Namespace: "ns"}, codes.NotFound, ""},
 		{"lock held: no holder for the tenant", &kube.LockedError{Lease: "magnum-capi-x", Holder: "conductor-1/4242/ab12", Err: context.DeadlineExceeded}, codes.Aborted,
 			"another operation on this cluster is in progress; retry when it has finished"},
@@ -85,5 +87,56 @@ func TestToStatus(t *testing.T) {
 	}
 	if toStatus(nil) != nil {
 		t.Error("toStatus(nil) != nil")
+	}
+}
+
+// TestOperatorDetailStaysInTheLog: errors whose text names the operator's
+// repository, files or endpoints give the tenant what failed and what to do,
+// and nothing of those; the interceptor logs the whole error.
+func TestOperatorDetailStaysInTheLog(t *testing.T) {
+	const repo = "https://charts.internal.example:8443/capi"
+	refused := &url.Error{Op: "Get", URL: repo + "/index.yaml", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	tests := []struct {
+		name     string
+		err      error
+		mentions []string // what the tenant must still read
+		secret   []string // what only the operator may read
+	}{
+		{"chart version not in the repository",
+			&release.ChartNotFoundError{Source: repo, Name: "openstack-cluster", Version: "0.27.5", Err: errors.New("the repository's index (fetched 2026-12-03T10:00:00Z) lists 0.27.0")},
+			[]string{"openstack-cluster", "0.27.5", "cluster template"}, []string{repo, "charts.internal"}},
+		{"chart version that is not one", fmt.Errorf("loading: %w", &release.ChartNotFoundError{Source: repo, Name: "openstack-cluster", Version: "../x", Err: errors.New("p"), ForUser: "not a chart version: expected a semantic version such as 0.27.0"}),
+			[]string{"../x", "not a chart version"}, []string{repo}},
+		{"repository unreachable", &release.UnreachableError{Source: repo, Name: "openstack-cluster", Version: "0.27.5", Cached: []string{"0.27.0"}, Err: refused},
+			[]string{"0.27.5", "cached versions: 0.27.0", "retry later"}, []string{repo, "charts.internal", "8443", "refused"}},
+		{"repository served a bad chart", &release.BadChartError{Source: repo, Name: "openstack-cluster", Version: "0.27.5", Problem: `its index entry's URL "http://10.1.2.3/x.tgz" does not parse`},
+			[]string{"openstack-cluster", "0.27.5", "cloud operator"}, []string{repo, "10.1.2.3"}},
+		{"clouds.yaml unreadable", &openstack.ConfigError{Field: "openstack.cloudsFile", Value: "/etc/magnum-capi/clouds.yaml", Problem: "cannot read: permission denied"},
+			[]string{"openstack.cloudsFile", "cloud operator"}, []string{"/etc/magnum-capi", "permission denied"}},
+		{"catalog without a service", &openstack.ConfigError{Field: "catalog", Value: "compute", Problem: "no such endpoint in the Keystone catalog for this region and interface"},
+			[]string{"compute", "catalog"}, nil},
+		{"Keystone URL unusable", &openstack.ConfigError{Field: "auth_url", Value: "https://keystone.internal:5000/v3", Problem: "parse error"},
+			[]string{"auth_url"}, []string{"keystone.internal"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, _ := status.FromError(toStatus(tt.err))
+			if st.Code() != codes.FailedPrecondition {
+				t.Errorf("code = %v, want FailedPrecondition", st.Code())
+			}
+			for _, m := range tt.mentions {
+				if !strings.Contains(st.Message(), m) {
+					t.Errorf("message %q does not mention %q", st.Message(), m)
+				}
+			}
+			for _, s := range tt.secret {
+				if strings.Contains(st.Message(), s) {
+					t.Errorf("message %q shows the tenant %q", st.Message(), s)
+				}
+				if !strings.Contains(tt.err.Error(), s) {
+					t.Errorf("the logged error %q lost %q", tt.err.Error(), s)
+				}
+			}
+		})
 	}
 }

@@ -122,6 +122,15 @@ func (e *ConfigError) Error() string {
 // FailedPrecondition marks an operator problem.
 func (e *ConfigError) FailedPrecondition() bool { return true }
 
+// UserMessage names the setting, not its value or the problem: both name
+// the operator's files and endpoints (the log has them, with the request id).
+func (e *ConfigError) UserMessage() string {
+	if e.Field == "catalog" {
+		return fmt.Sprintf("the cloud's Keystone catalog has no %s endpoint the Cluster API driver can use: ask your cloud operator", e.Value)
+	}
+	return fmt.Sprintf("the Cluster API driver's OpenStack setting %s is not usable: ask your cloud operator to fix it", e.Field)
+}
+
 // CloudsYAMLError is a cluster's clouds.yaml (read back from its Secret)
 // without a usable application credential id.
 type CloudsYAMLError struct{ Problem string }

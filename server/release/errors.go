@@ -22,6 +22,9 @@ func (e *CacheDirError) Unwrap() error { return e.Err }
 type ChartNotFoundError struct {
 	Source, Name, Version string
 	Err                   error
+	// ForUser, when set, is the whole problem in the user's terms (a
+	// version that is not one); otherwise the user reads a fixed sentence.
+	ForUser string
 }
 
 func (e *ChartNotFoundError) Error() string {
@@ -29,6 +32,16 @@ func (e *ChartNotFoundError) Error() string {
 }
 
 func (e *ChartNotFoundError) Unwrap() error { return e.Err }
+
+// UserMessage leaves out the repository's address and what it answered
+// (the operator reads those in the log under the request id).
+func (e *ChartNotFoundError) UserMessage() string {
+	if e.ForUser != "" {
+		return fmt.Sprintf("chart %s version %q: %s", e.Name, e.Version, e.ForUser)
+	}
+	return fmt.Sprintf("chart %s version %s is not available from the cloud's chart repository: "+
+		"use a cluster template with a version it has, or ask your cloud operator to publish it", e.Name, e.Version)
+}
 
 // FailedPrecondition classifies the error: the template asks for a chart
 // version the configured repository cannot supply.
@@ -58,6 +71,18 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
+// UserMessage names the chart, the versions that would work now and what
+// to do, without the repository's address or the network error.
+func (e *UnreachableError) UserMessage() string {
+	cached := "none"
+	if len(e.Cached) > 0 {
+		cached = strings.Join(e.Cached, ", ")
+	}
+	return fmt.Sprintf("chart %s version %s is not in the driver's chart cache and the cloud's chart repository cannot be reached "+
+		"(cached versions: %s): retry later or use a cluster template with a cached version, and tell your cloud operator if it persists",
+		e.Name, e.Version, cached)
+}
+
 // FailedPrecondition classifies the error (see the type's comment).
 func (e *UnreachableError) FailedPrecondition() bool { return true }
 
@@ -76,3 +101,10 @@ func (e *BadChartError) Error() string {
 
 // FailedPrecondition classifies the error.
 func (e *BadChartError) FailedPrecondition() bool { return true }
+
+// UserMessage: the problem names digests and URLs of the repository, which
+// are the operator's to read (in the log under the request id).
+func (e *BadChartError) UserMessage() string {
+	return fmt.Sprintf("chart %s version %s from the cloud's chart repository was rejected: it is not what the repository lists; "+
+		"ask your cloud operator to fix the repository", e.Name, e.Version)
+}

@@ -3,6 +3,7 @@ package release
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -67,12 +68,12 @@ func (s Source) cacheKey() string {
 // the adapter's own guard.
 func checkVersion(src Source, version string) error {
 	if version == "" {
-		return &ChartNotFoundError{Source: src.String(), Name: src.Name, Version: version,
-			Err: fmt.Errorf("no chart version given (chart.version or the template label capi_helm_chart_version)")}
+		const problem = "no chart version given (chart.version or the template label capi_helm_chart_version)"
+		return &ChartNotFoundError{Source: src.String(), Name: src.Name, Version: version, Err: errors.New(problem), ForUser: problem}
 	}
 	if strings.Trim(version, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-+") != "" || strings.Contains(version, "..") {
-		return &ChartNotFoundError{Source: src.String(), Name: src.Name, Version: version,
-			Err: fmt.Errorf("not a chart version: expected a semantic version such as 0.27.0")}
+		const problem = "not a chart version: expected a semantic version such as 0.27.0"
+		return &ChartNotFoundError{Source: src.String(), Name: src.Name, Version: version, Err: errors.New(problem), ForUser: problem}
 	}
 	return nil
 }
