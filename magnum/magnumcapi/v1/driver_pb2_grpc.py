@@ -166,7 +166,11 @@ class DriverServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def UpdateNodeGroup(self, request, context):
-        """UpdateNodeGroup applies changed min/max/node counts of one node group.
+        """UpdateNodeGroup applies one node group's changed min/max/node counts
+        and, from Magnum 23, its node_labels and node_taints (or the labels of
+        the same names on older releases); a label or taint change replaces the
+        group's machines, a count change does not. Invalid labels or taints fail
+        with INVALID_ARGUMENT naming the field and change nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -73,7 +73,11 @@ type DriverServiceClient interface {
 	DeleteCluster(ctx context.Context, in *DeleteClusterRequest, opts ...grpc.CallOption) (*DeleteClusterResponse, error)
 	// CreateNodeGroup adds a worker node group.
 	CreateNodeGroup(ctx context.Context, in *CreateNodeGroupRequest, opts ...grpc.CallOption) (*CreateNodeGroupResponse, error)
-	// UpdateNodeGroup applies changed min/max/node counts of one node group.
+	// UpdateNodeGroup applies one node group's changed min/max/node counts
+	// and, from Magnum 23, its node_labels and node_taints (or the labels of
+	// the same names on older releases); a label or taint change replaces the
+	// group's machines, a count change does not. Invalid labels or taints fail
+	// with INVALID_ARGUMENT naming the field and change nothing.
 	UpdateNodeGroup(ctx context.Context, in *UpdateNodeGroupRequest, opts ...grpc.CallOption) (*UpdateNodeGroupResponse, error)
 	// DeleteNodeGroup removes a worker node group.
 	DeleteNodeGroup(ctx context.Context, in *DeleteNodeGroupRequest, opts ...grpc.CallOption) (*DeleteNodeGroupResponse, error)
@@ -280,7 +284,11 @@ type DriverServiceServer interface {
 	DeleteCluster(context.Context, *DeleteClusterRequest) (*DeleteClusterResponse, error)
 	// CreateNodeGroup adds a worker node group.
 	CreateNodeGroup(context.Context, *CreateNodeGroupRequest) (*CreateNodeGroupResponse, error)
-	// UpdateNodeGroup applies changed min/max/node counts of one node group.
+	// UpdateNodeGroup applies one node group's changed min/max/node counts
+	// and, from Magnum 23, its node_labels and node_taints (or the labels of
+	// the same names on older releases); a label or taint change replaces the
+	// group's machines, a count change does not. Invalid labels or taints fail
+	// with INVALID_ARGUMENT naming the field and change nothing.
 	UpdateNodeGroup(context.Context, *UpdateNodeGroupRequest) (*UpdateNodeGroupResponse, error)
 	// DeleteNodeGroup removes a worker node group.
 	DeleteNodeGroup(context.Context, *DeleteNodeGroupRequest) (*DeleteNodeGroupResponse, error)
