@@ -1,0 +1,191 @@
+package clusters
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/kube"
+)
+
+func gitopsSpec(clusterName string, nodeGroups ...string) Spec {
+	spec := Spec{
+		Cluster:  helmvalues.Cluster{UUID: "5d12f6fd-a196-4bf0-ae4c-1f639a523a52", Name: clusterName, ProjectID: "0c4e939acacf4376bdcd1129f1a054ad", StackID: "prod-abcdefghijkl"},
+		Template: helmvalues.ClusterTemplate{UUID: "e2a6b11a-37d1-4ee4-9c32-a8e11d3b3f7a", Name: "k8s-1.33"},
+	}
+	for i, ng := range nodeGroups {
+		role := "worker"
+		if i == 0 {
+			role = "master"
+		}
+		spec.NodeGroups = append(spec.NodeGroups, helmvalues.NodeGroup{Name: ng, Role: role})
+	}
+	return spec
+}
+
+// TestArgoCDSecret checks the Secret against Argo CD's documented format
+// (declarative setup, "Clusters"); test/argocd decodes the same Secret with
+// Argo CD's own code.
+func TestArgoCDSecret(t *testing.T) {
+	acc := kube.WorkloadAccess{Server: "https://203.0.113.10:6443", CAData: []byte("CA"), CertData: []byte("CERT"), KeyData: []byte("KEY")}
+	long := strings.Repeat("a", 70)
+	tests := []struct {
+		name        string
+		spec        Spec
+		project     string
+		labels      map[string]string
+		annotations map[string]string
+		absent      []string
+	}{
+		{"plain names", gitopsSpec("prod", "default-master", "default-worker", "gpu"), "",
+			map[string]string{
+				"argocd.argoproj.io/secret-type":                 "cluster",
+				"app.kubernetes.io/managed-by":                   "magnum-capi",
+				"magnum.openstack.org/project-id":                "0c4e939acacf4376bdcd1129f1a054ad",
+				"magnum.openstack.org/cluster-uuid":              "5d12f6fd-a196-4bf0-ae4c-1f639a523a52",
+				"magnum.openstack.org/cluster-name":              "prod",
+				"magnum.openstack.org/stack-id":                  "prod-abcdefghijkl",
+				"magnum.openstack.org/cluster-template":          "k8s-1.33",
+				"magnum.openstack.org/cluster-template-uuid":     "e2a6b11a-37d1-4ee4-9c32-a8e11d3b3f7a",
+				"node-group.magnum.openstack.org/gpu":            "worker",
+				"node-group.magnum.openstack.org/default-master": "master",
+			},
+			map[string]string{"magnum.openstack.org/node-groups": "default-master,default-worker,gpu"},
+			[]string{"magnum.openstack.org/user-id"}},
+		{"long and odd names are cut and kept whole in annotations", gitopsSpec(long, "default-master", "ng with space"), "team-a",
+			map[string]string{"magnum.openstack.org/cluster-name": strings.Repeat("a", 63)},
+			map[string]string{"magnum.openstack.org/cluster-name": long, "magnum.openstack.org/node-groups": "default-master,ng with space"},
+			[]string{"node-group.magnum.openstack.org/ng_with_space", "node-group.magnum.openstack.org/ng with space"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := argoCDSecret(tt.spec, acc, gitopsTarget{Namespace: "argocd", Project: tt.project})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Name != "magnum-prod-abcdefghijkl" || s.Namespace != "argocd" {
+				t.Errorf("secret %s/%s, want argocd/magnum-prod-abcdefghijkl", s.Namespace, s.Name)
+			}
+			for k, v := range s.Labels {
+				for _, msg := range append(validation.IsQualifiedName(k), validation.IsValidLabelValue(v)...) {
+					t.Errorf("label %s=%q is not valid: %s", k, v, msg)
+				}
+			}
+			for k, want := range tt.labels {
+				if got := s.Labels[k]; got != want {
+					t.Errorf("label %s = %q, want %q", k, got, want)
+				}
+			}
+			for k, want := range tt.annotations {
+				if got := s.Annotations[k]; got != want {
+					t.Errorf("annotation %s = %q, want %q", k, got, want)
+				}
+			}
+			for _, k := range tt.absent {
+				if _, ok := s.Labels[k]; ok {
+					t.Errorf("label %s is set, want none", k)
+				}
+			}
+			if string(s.Data["server"]) != acc.Server || string(s.Data["name"]) != "prod-abcdefghijkl" || string(s.Data["project"]) != tt.project {
+				t.Errorf("server %q name %q project %q", s.Data["server"], s.Data["name"], s.Data["project"])
+			}
+			// Argo CD's config: tlsClientConfig with base64 PEM.
+			var cfg struct {
+				BearerToken     string `json:"bearerToken"`
+				TLSClientConfig struct {
+					Insecure                  bool
+					CAData, CertData, KeyData []byte
+				} `json:"tlsClientConfig"`
+			}
+			if err := json.Unmarshal(s.Data["config"], &cfg); err != nil {
+				t.Fatalf("config %s: %v", s.Data["config"], err)
+			}
+			if tls := cfg.TLSClientConfig; tls.Insecure || string(tls.CAData) != "CA" || string(tls.CertData) != "CERT" || string(tls.KeyData) != "KEY" || cfg.BearerToken != "" {
+				t.Errorf("config = %s", s.Data["config"])
+			}
+		})
+	}
+}
+
+func TestLabelSafe(t *testing.T) {
+	tests := map[string]string{
+		"prod":                         "prod",
+		"k8s 1.33 (GPU)":               "k8s_1.33_GPU",
+		"-edge-":                       "edge",
+		"___":                          "",
+		strings.Repeat("x", 62) + "-y": strings.Repeat("x", 62),
+		"ünïcode":                      "n_code",
+	}
+	for in, want := range tests {
+		if got := labelSafe(in); got != want {
+			t.Errorf("labelSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestGitOpsDue: a steady poll writes nothing; a transition, a changed
+// fact or a restart writes again; a failure backs off, doubling.
+func TestGitOpsDue(t *testing.T) {
+	g := newGitOps(&GitOps{Namespace: "argocd"})
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		name       string
+		key        string
+		transition bool
+		at         time.Duration
+		err        error
+		want       bool
+	}{
+		{"first complete status", "k1", true, 0, nil, true},
+		{"steady poll", "k1", false, time.Second, nil, false},
+		{"a node group added", "k2", false, 2 * time.Second, errFake, true},
+		{"backing off", "k2", false, 5 * time.Second, nil, false},
+		{"after the first delay", "k2", false, 12 * time.Second, errFake, true},
+		{"the delay doubled", "k2", false, 25 * time.Second, nil, false},
+		{"after the second delay", "k2", false, 33 * time.Second, nil, true},
+		{"steady again", "k2", false, 40 * time.Second, nil, false},
+		{"an update completed", "k2", true, 50 * time.Second, nil, true},
+	}
+	for _, st := range steps {
+		got := g.due("c", st.key, st.transition, now.Add(st.at))
+		if got != st.want {
+			t.Fatalf("%s: due = %v, want %v", st.name, got, st.want)
+		}
+		if got {
+			g.record("c", st.key, st.err, now.Add(st.at))
+		}
+	}
+	g.forget("c")
+	if !g.due("c", "k2", false, now.Add(time.Minute)) {
+		t.Error("after forget (a CA rotation, a restart): not due")
+	}
+	var none *gitops
+	none.forget("c") // the hand-off off: nothing to forget, no panic
+}
+
+type fakeError struct{}
+
+func (fakeError) Error() string { return "argo cd is down" }
+
+var errFake = fakeError{}
+
+func TestGitOpsKey(t *testing.T) {
+	a := gitopsKey(gitopsSpec("prod", "default-master", "default-worker"))
+	b := gitopsKey(gitopsSpec("prod", "default-master", "default-worker", "gpu"))
+	c := gitopsKey(gitopsSpec("prod", "default-master", "default-worker"))
+	if a == b || a != c {
+		t.Errorf("keys %q %q %q: a node group must change the key, nothing else", a, b, c)
+	}
+	for _, st := range []struct {
+		status string
+		want   bool
+	}{{"CREATE_COMPLETE", true}, {"UPDATE_COMPLETE", true}, {"DELETE_COMPLETE", false}, {"CREATE_IN_PROGRESS", false}, {"UPDATE_FAILED", false}} {
+		if usable(st.status) != st.want {
+			t.Errorf("usable(%s) = %v", st.status, !st.want)
+		}
+	}
+}
