@@ -36,6 +36,13 @@ const (
 	gitopsRetryMax = 5 * time.Minute
 )
 
+// gitopsRefresh is how often a registered cluster's Secret is written
+// again although nothing this sidecar saw changed: Cluster API renews the
+// admin client certificate in the kubeconfig Secret on its own (months
+// before it expires), which no status poll sees. Two requests per cluster
+// a day.
+const gitopsRefresh = 24 * time.Hour
+
 // gitops is the hand-off's state: what this sidecar has written since it
 // started (so a steady status poll makes no request) and when to retry
 // what failed. A restart forgets it and writes each cluster's Secret once
@@ -43,8 +50,13 @@ const (
 type gitops struct {
 	cfg   GitOps
 	mu    sync.Mutex
-	done  map[string]string // stack_id -> what was written (gitopsKey)
+	done  map[string]gitopsDone // stack_id -> what was written, when
 	retry map[string]gitopsRetry
+}
+
+type gitopsDone struct {
+	key string
+	at  time.Time
 }
 
 type gitopsRetry struct {
@@ -59,7 +71,7 @@ func newGitOps(cfg *GitOps) *gitops {
 	if cfg.Observe == nil {
 		cfg.Observe = func(string, error) {}
 	}
-	return &gitops{cfg: *cfg, done: map[string]string{}, retry: map[string]gitopsRetry{}}
+	return &gitops{cfg: *cfg, done: map[string]gitopsDone{}, retry: map[string]gitopsRetry{}}
 }
 
 // gitopsAbsent is the key of a cluster whose template turned the hand-off
@@ -80,16 +92,16 @@ func gitopsKey(spec Spec) string {
 }
 
 // due says whether the cluster's Secret is to be written (key) now: not
-// when this sidecar wrote the same already, nor while a failure backs
-// off. A transition to complete (create, update, upgrade, CA rotation
-// done) always writes it again: the credential may be new.
+// when this sidecar wrote the same within gitopsRefresh, nor while a
+// failure backs off. A transition to complete (create, update, upgrade,
+// CA rotation done) always writes it again: the credential may be new.
 func (g *gitops) due(stackID, key string, transition bool, now time.Time) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if transition {
 		delete(g.done, stackID)
 	}
-	if g.done[stackID] == key {
+	if d, ok := g.done[stackID]; ok && d.key == key && now.Sub(d.at) < gitopsRefresh {
 		return false
 	}
 	r, backingOff := g.retry[stackID]
@@ -101,7 +113,7 @@ func (g *gitops) record(stackID, key string, err error, now time.Time) time.Dura
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err == nil {
-		g.done[stackID] = key
+		g.done[stackID] = gitopsDone{key: key, at: now}
 		delete(g.retry, stackID)
 		return 0
 	}

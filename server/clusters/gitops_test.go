@@ -149,6 +149,8 @@ func TestGitOpsDue(t *testing.T) {
 		{"after the second delay", "k2", false, 33 * time.Second, nil, true},
 		{"steady again", "k2", false, 40 * time.Second, nil, false},
 		{"an update completed", "k2", true, 50 * time.Second, nil, true},
+		{"a day later: Cluster API may have renewed the certificate", "k2", false, 50*time.Second + gitopsRefresh, nil, true},
+		{"steady after the refresh", "k2", false, 60*time.Second + gitopsRefresh, nil, false},
 	}
 	for _, st := range steps {
 		got := g.due("c", st.key, st.transition, now.Add(st.at))

@@ -54,7 +54,8 @@ func (o owner) owns(obj client.Object) bool {
 
 // footprintOf records the driver's namespaces (prefix "magnum-") in both
 // management clusters, and of the owners' clusters their Secrets, Leases
-// and CAPI Clusters there, and their application credentials in Keystone.
+// and CAPI Clusters there and their Argo CD cluster Secrets, and their
+// application credentials in Keystone.
 func footprintOf(t *testing.T, owners ...owner) footprint {
 	t.Helper()
 	fp := footprint{}
@@ -68,7 +69,9 @@ func footprintOf(t *testing.T, owners ...owner) footprint {
 			t.Fatalf("listing namespaces of %s: %v", mc, err)
 		}
 		for _, ns := range nss.Items {
-			if strings.HasPrefix(ns.Name, "magnum-") {
+			// Argo CD's namespace holds the GitOps hand-off's cluster
+			// Secrets (gitops_test.go), labelled with the cluster's uuid.
+			if strings.HasPrefix(ns.Name, "magnum-") || ns.Name == argoCDNamespace {
 				fp[mc+" Namespace "+ns.Name] = ""
 				recordOwned(t, fp, mc, kc, ns.Name, owners)
 			}
