@@ -2,10 +2,14 @@ package clusters
 
 import (
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
@@ -189,5 +193,43 @@ func TestGitOpsKey(t *testing.T) {
 		if usable(st.status) != st.want {
 			t.Errorf("usable(%s) = %v", st.status, !st.want)
 		}
+	}
+}
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/argocd-cluster-secret.json")
+
+// TestArgoCDSecretGolden keeps the Secret of one cluster in testdata:
+// test/argocd (a Go module of its own, so Argo CD's dependency graph stays
+// out of this one) reads that file back with Argo CD's own code for cluster
+// Secrets. The key material is placeholder bytes (Argo CD passes it to
+// client-go unparsed), so the file is stable and holds no key. Rewrite it
+// with go test ./server/clusters -update.
+func TestArgoCDSecretGolden(t *testing.T) {
+	acc := kube.WorkloadAccess{Server: "https://203.0.113.10:6443", CAData: []byte("cluster CA PEM"), CertData: []byte("admin certificate PEM"), KeyData: []byte("admin key PEM")}
+	s, err := argoCDSecret(gitopsSpec("prod", "default-master", "default-worker", "gpu"), acc, gitopsTarget{Namespace: "argocd", Project: "platform"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}
+	got, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "argocd-cluster-secret.json")
+	if *updateGolden {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./server/clusters -update writes it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("the Secret differs from %s; rewrite it with -update if intended:\n%s", path, got)
 	}
 }
