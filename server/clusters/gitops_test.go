@@ -1,8 +1,14 @@
 package clusters
 
 import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"flag"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,11 +207,13 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/argocd-cluster-s
 // TestArgoCDSecretGolden keeps the Secret of one cluster in testdata:
 // test/argocd (a Go module of its own, so Argo CD's dependency graph stays
 // out of this one) reads that file back with Argo CD's own code for cluster
-// Secrets. The key material is placeholder bytes (Argo CD passes it to
-// client-go unparsed), so the file is stable and holds no key. Rewrite it
+// Secrets, down to the TLS client configuration it connects with. The CA
+// and the admin certificate are Ed25519, made from fixed seeds and dates
+// (deterministic: the file is stable); they exist only here. Rewrite it
 // with go test ./server/clusters -update.
 func TestArgoCDSecretGolden(t *testing.T) {
-	acc := kube.WorkloadAccess{Server: "https://203.0.113.10:6443", CAData: []byte("cluster CA PEM"), CertData: []byte("admin certificate PEM"), KeyData: []byte("admin key PEM")}
+	caPEM, certPEM, keyPEM := fixedAdminCredential(t)
+	acc := kube.WorkloadAccess{Server: "https://203.0.113.10:6443", CAData: caPEM, CertData: certPEM, KeyData: keyPEM}
 	s, err := argoCDSecret(gitopsSpec("prod", "default-master", "default-worker", "gpu"), acc, gitopsTarget{Namespace: "argocd", Project: "platform"})
 	if err != nil {
 		t.Fatal(err)
@@ -232,4 +240,36 @@ func TestArgoCDSecretGolden(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("the Secret differs from %s; rewrite it with -update if intended:\n%s", path, got)
 	}
+}
+
+// fixedAdminCredential is a CA and a client certificate it signed, as
+// Cluster API issues into the kubeconfig Secret, made deterministically.
+func fixedAdminCredential(t *testing.T) (caPEM, certPEM, keyPEM []byte) {
+	t.Helper()
+	caKey := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{1}, ed25519.SeedSize))
+	adminKey := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, ed25519.SeedSize))
+	from, to := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2036, 1, 1, 0, 0, 0, 0, time.UTC)
+	ca := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kubernetes"}, NotBefore: from, NotAfter: to,
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+	}
+	caDER, err := x509.CreateCertificate(nil, ca, ca, caKey.Public(), caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "kubernetes-admin", Organization: []string{"system:masters"}},
+		NotBefore: from, NotAfter: to, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	adminDER, err := x509.CreateCertificate(nil, admin, ca, adminKey.Public(), caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(adminKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: adminDER}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
 }
