@@ -165,11 +165,11 @@ func (s *Service) handOff(ctx context.Context, op *operation, spec Spec, res cap
 	}
 	g.cfg.Observe(action, err)
 	if delay := g.record(stackID, key, err, s.now()); err != nil {
-		s.log.WarnContext(ctx, "argo cd hand-off failed; the cluster is unaffected, retrying later",
+		s.logger(ctx).WarnContext(ctx, "argo cd hand-off failed; the cluster is unaffected, retrying later",
 			"stack_id", stackID, "action", action, "retry_in", delay.String(), "err", err)
 		return
 	}
-	s.log.InfoContext(ctx, "argo cd hand-off", "stack_id", stackID, "action", action,
+	s.logger(ctx).InfoContext(ctx, "argo cd hand-off", "stack_id", stackID, "action", action,
 		"secret", g.cfg.Namespace+"/"+gitopsSecretName(stackID))
 }
 

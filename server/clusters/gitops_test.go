@@ -2,22 +2,28 @@ package clusters
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"flag"
+	"fmt"
+	"log/slog"
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 )
@@ -272,4 +278,43 @@ func fixedAdminCredential(t *testing.T) (caPEM, certPEM, keyPEM []byte) {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: adminDER}),
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+}
+
+// TestHandOffFailureLeavesTheClusterAlone: a registration that fails (here
+// the kubeconfig Secret is missing) is logged with the request's logger
+// (Magnum's request id), counted, and retried only after the back-off;
+// the status is not the hand-off's to change.
+func TestHandOffFailureLeavesTheClusterAlone(t *testing.T) {
+	var logged bytes.Buffer
+	var observed []string
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := &Service{
+		log: slog.New(slog.DiscardHandler), now: func() time.Time { return now },
+		gitops: newGitOps(&GitOps{RegisterByDefault: true, Namespace: "argocd", Observe: func(action string, err error) {
+			observed = append(observed, fmt.Sprintf("%s %v", action, err != nil))
+		}}),
+	}
+	kc := &kube.Cluster{Client: fake.NewClientBuilder().Build()}
+	spec := gitopsSpec("prod", "default-master", "default-worker")
+	spec.Cluster.Status = "CREATE_IN_PROGRESS"
+	op := &operation{spec: spec, mc: &ManagementCluster{Kube: kc}, ns: "magnum-p"}
+	ctx := WithLogger(context.Background(), slog.New(slog.NewJSONHandler(&logged, nil)).With("request_id", "req-42"))
+	res := capistatus.Result{Status: "CREATE_COMPLETE"}
+
+	s.handOff(ctx, op, spec, res)
+	if !strings.Contains(logged.String(), `"request_id":"req-42"`) || !strings.Contains(logged.String(), "argo cd hand-off failed") ||
+		!strings.Contains(logged.String(), "kubeconfig Secret magnum-p/prod-abcdefghijkl-kubeconfig does not exist yet") {
+		t.Errorf("log %s: want the failure with the request id and the cause", logged.String())
+	}
+	spec.Cluster.Status = "CREATE_COMPLETE" // Magnum saved the answer
+	logged.Reset()
+	s.handOff(ctx, op, spec, res)
+	if logged.Len() != 0 {
+		t.Errorf("retried within the back-off: %s", logged.String())
+	}
+	now = now.Add(gitopsRetryMin)
+	s.handOff(ctx, op, spec, res)
+	if want := []string{"apply true", "apply true"}; !slices.Equal(observed, want) {
+		t.Errorf("observed %v, want %v (the first try and one retry after the back-off)", observed, want)
+	}
 }
