@@ -57,7 +57,15 @@ type gitops struct {
 type gitopsDone struct {
 	key string
 	at  time.Time
+	// op is Magnum's updated_at of the cluster when it was written: the
+	// operation whose completion it reflects.
+	op time.Time
 }
+
+// gitopsSameCompletion is how long after a write a poll showing the same
+// completion again (Magnum has not saved the answer yet, or another
+// conductor asks) is taken for the same one when Magnum sent no updated_at.
+const gitopsSameCompletion = time.Minute
 
 type gitopsRetry struct {
 	at    time.Time
@@ -94,26 +102,36 @@ func gitopsKey(spec Spec) string {
 // due says whether the cluster's Secret is to be written (key) now: not
 // when this sidecar wrote the same within gitopsRefresh, nor while a
 // failure backs off. A transition to complete (create, update, upgrade,
-// CA rotation done) always writes it again: the credential may be new.
-func (g *gitops) due(stackID, key string, transition bool, now time.Time) bool {
+// CA rotation done) writes it again, once per operation (op: Magnum's
+// updated_at, which the operation's start set): the credential may be new.
+func (g *gitops) due(stackID, key string, transition bool, op, now time.Time) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if transition {
-		delete(g.done, stackID)
+	d, ok := g.done[stackID]
+	if ok && transition && !d.sameCompletion(op, now) {
+		ok = false
 	}
-	if d, ok := g.done[stackID]; ok && d.key == key && now.Sub(d.at) < gitopsRefresh {
+	if ok && d.key == key && now.Sub(d.at) < gitopsRefresh {
 		return false
 	}
 	r, backingOff := g.retry[stackID]
 	return !backingOff || !now.Before(r.at)
 }
 
+// sameCompletion: the write reflects the operation that ended at op.
+func (d gitopsDone) sameCompletion(op, now time.Time) bool {
+	if op.IsZero() {
+		return now.Sub(d.at) < gitopsSameCompletion
+	}
+	return d.op.Equal(op)
+}
+
 // record remembers a write's outcome; a failure backs off.
-func (g *gitops) record(stackID, key string, err error, now time.Time) time.Duration {
+func (g *gitops) record(stackID, key string, err error, op, now time.Time) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if err == nil {
-		g.done[stackID] = gitopsDone{key: key, at: now}
+		g.done[stackID] = gitopsDone{key: key, at: now, op: op}
 		delete(g.retry, stackID)
 		return 0
 	}
@@ -154,7 +172,7 @@ func (s *Service) handOff(ctx context.Context, op *operation, spec Spec, res cap
 		key = gitopsKey(spec)
 	}
 	stackID := spec.Cluster.StackID
-	if !g.due(stackID, key, completion(spec.Cluster.Status, res.Status), s.now()) {
+	if !g.due(stackID, key, completion(spec.Cluster.Status, res.Status), spec.UpdatedAt, s.now()) {
 		return
 	}
 	action, err := "apply", error(nil)
@@ -164,7 +182,7 @@ func (s *Service) handOff(ctx context.Context, op *operation, spec Spec, res cap
 		action, err = "delete", s.unregisterGitOps(ctx, op)
 	}
 	g.cfg.Observe(action, err)
-	if delay := g.record(stackID, key, err, s.now()); err != nil {
+	if delay := g.record(stackID, key, err, spec.UpdatedAt, s.now()); err != nil {
 		s.logger(ctx).WarnContext(ctx, "argo cd hand-off failed; the cluster is unaffected, retrying later",
 			"stack_id", stackID, "action", action, "retry_in", delay.String(), "err", err)
 		return

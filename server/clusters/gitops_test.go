@@ -143,46 +143,54 @@ func TestLabelSafe(t *testing.T) {
 	}
 }
 
-// TestGitOpsDue: a steady poll writes nothing; a transition, a changed
-// fact or a restart writes again; a failure backs off, doubling.
+// TestGitOpsDue: a steady poll writes nothing; a transition (once per
+// operation, however often Magnum polls it), a changed fact, a day or a
+// restart writes again; a failure backs off, doubling.
 func TestGitOpsDue(t *testing.T) {
 	g := newGitOps(&GitOps{Namespace: "argocd"})
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	create, update := now.Add(-time.Hour), now.Add(45*time.Second) // Magnum's updated_at
+	var none time.Time
 	steps := []struct {
 		name       string
 		key        string
 		transition bool
+		op         time.Time
 		at         time.Duration
 		err        error
 		want       bool
 	}{
-		{"first complete status", "k1", true, 0, nil, true},
-		{"steady poll", "k1", false, time.Second, nil, false},
-		{"a node group added", "k2", false, 2 * time.Second, errFake, true},
-		{"backing off", "k2", false, 5 * time.Second, nil, false},
-		{"after the first delay", "k2", false, 12 * time.Second, errFake, true},
-		{"the delay doubled", "k2", false, 25 * time.Second, nil, false},
-		{"after the second delay", "k2", false, 33 * time.Second, nil, true},
-		{"steady again", "k2", false, 40 * time.Second, nil, false},
-		{"an update completed", "k2", true, 50 * time.Second, nil, true},
-		{"a day later: Cluster API may have renewed the certificate", "k2", false, 50*time.Second + gitopsRefresh, nil, true},
-		{"steady after the refresh", "k2", false, 60*time.Second + gitopsRefresh, nil, false},
+		{"first complete status", "k1", true, create, 0, nil, true},
+		{"the same completion polled again", "k1", true, create, time.Second, nil, false},
+		{"steady poll", "k1", false, create, time.Second, nil, false},
+		{"a node group added", "k2", false, create, 2 * time.Second, errFake, true},
+		{"backing off", "k2", false, create, 5 * time.Second, nil, false},
+		{"after the first delay", "k2", false, create, 12 * time.Second, errFake, true},
+		{"the delay doubled", "k2", false, create, 25 * time.Second, nil, false},
+		{"after the second delay", "k2", false, create, 33 * time.Second, nil, true},
+		{"steady again", "k2", false, create, 40 * time.Second, nil, false},
+		{"an update completed", "k2", true, update, 50 * time.Second, nil, true},
+		{"that update polled again", "k2", true, update, 51 * time.Second, nil, false},
+		{"no updated_at: a completion within a minute of the last write is taken for it", "k2", true, none, 70 * time.Second, nil, false},
+		{"no updated_at: a later completion", "k2", true, none, 200 * time.Second, nil, true},
+		{"a day later: Cluster API may have renewed the certificate", "k2", false, none, 200*time.Second + gitopsRefresh, nil, true},
+		{"steady after the refresh", "k2", false, none, 210*time.Second + gitopsRefresh, nil, false},
 	}
 	for _, st := range steps {
-		got := g.due("c", st.key, st.transition, now.Add(st.at))
+		got := g.due("c", st.key, st.transition, st.op, now.Add(st.at))
 		if got != st.want {
 			t.Fatalf("%s: due = %v, want %v", st.name, got, st.want)
 		}
 		if got {
-			g.record("c", st.key, st.err, now.Add(st.at))
+			g.record("c", st.key, st.err, st.op, now.Add(st.at))
 		}
 	}
 	g.forget("c")
-	if !g.due("c", "k2", false, now.Add(time.Minute)) {
+	if !g.due("c", "k2", false, none, now.Add(time.Minute)) {
 		t.Error("after forget (a CA rotation, a restart): not due")
 	}
-	var none *gitops
-	none.forget("c") // the hand-off off: nothing to forget, no panic
+	var off *gitops
+	off.forget("c") // the hand-off off: nothing to forget, no panic
 }
 
 type fakeError struct{}

@@ -74,8 +74,9 @@ func argoIdentity(t *testing.T, ns, user string, verbs []string) (string, *kube.
 // TestGitOpsRoleEveryRuleCounts: deploy/rbac/argocd's Role lets the
 // sidecar's kube client write (server-side apply: create, then update) and
 // delete an Argo CD cluster Secret, and every verb it grants is needed:
-// without create the first apply is refused, without patch every apply,
-// without delete the removal. It grants no read.
+// without create the first apply (the one that makes the Secret) is
+// refused, without patch every apply, without delete the removal. It
+// grants no read.
 func TestGitOpsRoleEveryRuleCounts(t *testing.T) {
 	role, _ := argoRole(t, "x", "x")
 	if got := role.Rules[0].Verbs; len(role.Rules) != 1 || !slices.Equal(got, []string{"create", "patch", "delete"}) {
@@ -86,7 +87,7 @@ func TestGitOpsRoleEveryRuleCounts(t *testing.T) {
 		create, update, remove, read bool
 	}{
 		{"", true, true, true, false},
-		{"create", false, false, true, false},
+		{"create", false, true, true, false},
 		{"patch", false, false, true, false},
 		{"delete", true, true, false, false},
 	}

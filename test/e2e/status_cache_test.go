@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
@@ -22,10 +23,15 @@ import (
 // batch status of a synced cluster from its watch cache: 100 polls of each
 // make no request to the API server, counted at the sidecar's own client
 // transport. The read-your-writes guard lists the cluster's objects once
-// after each write of the sidecar, and never again.
+// after each write of the sidecar, and never again. The GitOps hand-off is
+// on (its Argo CD Secret in the management cluster): it writes once per
+// completion, however often Magnum polls that completion.
 func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	counter := &requestCounter{}
-	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, KubeTransport: counter.wrap})
+	ensureNamespace(t, argoCDNamespace)
+	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, KubeTransport: counter.wrap, Configure: func(c *config.Config) {
+		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace}
+	}})
 	c := newCluster(t, "polls", "v1.33.2", 2)
 	ctx, cancel := callCtx()
 	created, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
