@@ -36,6 +36,12 @@ const (
 	gitopsRetryMax = 5 * time.Minute
 )
 
+// gitopsTimeout bounds each hand-off (read the kubeconfig, write or delete
+// the Secret) inside the status poll or delete that makes it: an Argo CD
+// cluster that hangs must not make Magnum's call time out, and a failure
+// is retried anyway.
+const gitopsTimeout = 5 * time.Second
+
 // gitopsRefresh is how often a registered cluster's Secret is written
 // again although nothing this sidecar saw changed: Cluster API renews the
 // admin client certificate in the kubeconfig Secret on its own (months
@@ -175,6 +181,8 @@ func (s *Service) handOff(ctx context.Context, op *operation, spec Spec, res cap
 	if !g.due(stackID, key, completion(spec.Cluster.Status, res.Status), spec.UpdatedAt, s.now()) {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, gitopsTimeout)
+	defer cancel()
 	action, err := "apply", error(nil)
 	if want {
 		err = s.registerGitOps(ctx, op)
@@ -232,6 +240,8 @@ func (s *Service) removeFromGitOps(ctx context.Context, op *operation) error {
 		return nil
 	}
 	s.gitops.forget(op.stackID())
+	ctx, cancel := context.WithTimeout(ctx, gitopsTimeout)
+	defer cancel()
 	err := s.unregisterGitOps(ctx, op)
 	s.gitops.cfg.Observe("delete", err)
 	return err
