@@ -92,7 +92,11 @@ func TestGitOpsRoleEveryRuleCounts(t *testing.T) {
 		{"delete", true, true, false, false},
 	}
 	for _, tt := range tests {
-		t.Run("without "+tt.drop, func(t *testing.T) {
+		name := "without " + tt.drop
+		if tt.drop == "" {
+			name = "the whole Role"
+		}
+		t.Run(name, func(t *testing.T) {
 			ns := "argocd-rules"
 			ensureNamespace(t, ns)
 			user := "magnum-capi-argocd-" + rand.String(6)

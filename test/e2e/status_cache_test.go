@@ -13,6 +13,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	corev1 "k8s.io/api/core/v1"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/config"
@@ -59,6 +60,8 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	if n, _ := counter.count(); n == 0 {
 		t.Fatal("the counter saw no request while the cluster was created: it is not on the sidecar's connection")
 	}
+	c.via = sc.Driver
+	argoSecret(t, c, func(*corev1.Secret) bool { return true }) // the hand-off is on: the polls below show it is then free
 	counter.reset()
 	start := time.Now()
 	for i := range 100 {
