@@ -22,6 +22,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 PURE_PACKAGES := ./helmvalues/... ./capistatus/... ./certs/...
 # The test bed's Cluster API controllers: a Go module of their own (see its doc.go).
 CAPI_CONTROLLERS := test/capicontrollers
+# Argo CD's own code reading the GitOps hand-off's cluster Secret: a Go module
+# of its own (Argo CD pins Kubernetes 0.31; see its doc.go).
+ARGOCD_TEST := test/argocd
 ADAPTER_PACKAGES := ./server/openstack/... ./server/release/... ./server/kube/... ./server/watchcache/... ./server/config/... ./server/metrics/...
 
 .PHONY: help
@@ -67,6 +70,7 @@ verify: deps ## Fail if generated code is stale, buf lint fails, a pure package 
 	$(GO) run ./hack/funclen -max 80 ./cmd ./server ./helmvalues ./capistatus ./certs ./hack
 	$(GO) vet ./...
 	cd $(CAPI_CONTROLLERS) && $(GO) vet ./...
+	cd $(ARGOCD_TEST) && $(GO) vet ./...
 
 # test/magnum has its own target (magnum-test), run verbose: its log shows
 # each Magnum release's lane step by step, with times.
@@ -77,6 +81,7 @@ GO_TEST_PACKAGES = $(shell $(GO) list ./... | grep -v '/test/magnum$$')
 .PHONY: go-test
 go-test: build ## Go tests (unit, test bed, end-to-end).
 	cd $(CAPI_CONTROLLERS) && $(GO) test $(GO_TEST_FLAGS) ./...
+	cd $(ARGOCD_TEST) && $(GO) test $(GO_TEST_FLAGS) ./...
 	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers MAGNUM_CAPI_VERSION="$(VERSION)" $(GO) test $(GO_TEST_FLAGS) $(GO_TEST_PACKAGES)
 
 .PHONY: magnum-test

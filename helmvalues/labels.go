@@ -72,6 +72,16 @@ var labelSpecs = []labelSpec{
 		Valid: []string{"default", "region-two"}, Invalid: []string{"{a: b}"},
 	},
 	{
+		Name: ArgoCDRegisterLabel, Group: groupCluster, Type: boolType, Scope: scopeTemplate,
+		DefaultDoc: "sidecar option `argocd.registerByDefault` (`true`) when `argocd.enabled`",
+		Keys:       []string{"(no chart value: the Argo CD cluster Secret `magnum-<stack_id>`, docs/gitops.md)"},
+		Doc: "Register the template's clusters with Argo CD when they reach CREATE_COMPLETE (a cluster Secret in " +
+			"the sidecar's `argocd.namespace`, refreshed on updates, removed at delete), or not. Has effect only " +
+			"where the site enabled the hand-off (`argocd.enabled`); read from the template, so a cluster follows " +
+			"its template, also after an upgrade to another template.",
+		Valid: []string{"true", "no"}, Invalid: []string{"argocd"},
+	},
+	{
 		Name: "master_lb_floating_ip_enabled", Group: groupCluster, Type: boolType, Default: "true",
 		Keys: []string{"apiServer.associateFloatingIP"},
 		Doc: "Give the API server load balancer a floating IP. The template's `floating_ip_enabled` field is " +

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/server/clusters"
 )
 
 // Metadata keys the shim sends with every call.
@@ -90,6 +91,7 @@ func unaryInterceptor(log *slog.Logger, observe observer, transition transitionO
 			l = l.With("cluster_uuid", uuid)
 		}
 		ctx = context.WithValue(ctx, loggerKey{}, l)
+		ctx = clusters.WithLogger(ctx, l)
 		ctx, cancel := answerInTime(ctx)
 		defer cancel()
 		start := time.Now()

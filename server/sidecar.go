@@ -71,7 +71,11 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (_ *Sidecar, err e
 	if err != nil {
 		return nil, err
 	}
-	svc, err := s.domain(mgmt)
+	gitOps, err := s.gitOps(o)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := s.domain(mgmt, gitOps)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +157,7 @@ func (s *Sidecar) openCharts() error {
 
 // domain builds the Helm and OpenStack adapters and the
 // service carrying out Magnum's operations over them.
-func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service, error) {
+func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster, gitOps *clusters.GitOps) (*clusters.Service, error) {
 	cfg := s.cfg
 	openStack, err := openstack.New(openstack.Config{
 		CloudsFile: cfg.OpenStack.CloudsFile, Cloud: cfg.OpenStack.Cloud, AuthURL: cfg.OpenStack.AuthURL,
@@ -190,7 +194,33 @@ func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster) (*clusters.Service,
 		Charts:             s.charts,
 		OpenStack:          openStack,
 		Log:                s.log,
+		GitOps:             gitOps,
 	})
+}
+
+// gitOps is the Argo CD hand-off's configuration; nil when the site has it
+// off. Its own cluster's client is built here (no I/O), when it has one.
+func (s *Sidecar) gitOps(o options) (*clusters.GitOps, error) {
+	a := s.cfg.ArgoCD
+	if !a.Enabled {
+		return nil, nil
+	}
+	g := &clusters.GitOps{RegisterByDefault: a.RegisterByDefault, Namespace: a.Namespace, Project: a.Project, Observe: s.metrics.ObserveArgoCD}
+	if a.Kubeconfig == "" {
+		return g, nil
+	}
+	rc, err := kube.LoadRESTConfig(a.Kubeconfig, a.Context)
+	if err != nil {
+		return nil, config.Problem("argocd.kubeconfig", a.Kubeconfig, err)
+	}
+	rc.QPS, rc.Burst, rc.Timeout = config.DefaultQPS, config.DefaultBurst, config.DefaultRequestTimeout
+	if o.wrapKube != nil {
+		rc.Wrap(o.wrapKube)
+	}
+	if g.Target, err = kube.Connect("argocd", rc); err != nil {
+		return nil, config.Problem("argocd.kubeconfig", a.Kubeconfig, err)
+	}
+	return g, nil
 }
 
 // Close releases the listener (and its unix socket) when Serve never ran;

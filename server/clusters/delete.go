@@ -25,6 +25,11 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 		return err
 	}
 	return s.withLock(ctx, op, func(ctx context.Context) error {
+		if err := s.removeFromGitOps(ctx, op); err != nil {
+			// The cleanup before DELETE_COMPLETE removes it again, and
+			// must succeed: nothing leaks.
+			s.log.WarnContext(ctx, "argo cd registration not removed yet; retried when the deletion completes", "stack_id", op.stackID(), "err", err)
+		}
 		if caller.AuthToken != "" {
 			id, err := s.credentialID(ctx, op)
 			if err != nil {

@@ -50,6 +50,9 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 		if err := op.mc.Kube.DeleteSecret(ctx, op.ns, op.stackID()+"-kubeconfig"); err != nil {
 			return err
 		}
+		// The Argo CD Secret still holds the old credential: the next
+		// complete status writes the one Cluster API issues now.
+		s.gitops.forget(op.stackID())
 		return s.deployRelease(ctx, op, op.values.values, false)
 	})
 }

@@ -48,6 +48,7 @@ type Service struct {
 	now       func() time.Time
 	deployed  deployed
 	deletes   deleteRequests
+	gitops    *gitops
 }
 
 // Deps are the adapters a Service uses.
@@ -60,6 +61,8 @@ type Deps struct {
 	Charts             *release.Charts
 	OpenStack          OpenStack
 	Log                *slog.Logger
+	// GitOps, when set, registers complete clusters with Argo CD.
+	GitOps *GitOps
 }
 
 // New checks the dependencies and returns a Service.
@@ -82,6 +85,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 	s := &Service{
 		cfg: cfg, mgmt: d.ManagementClusters, byName: map[string]*ManagementCluster{},
 		releases: d.Releases, charts: d.Charts, openstack: d.OpenStack, log: d.Log, now: time.Now,
+		gitops: newGitOps(d.GitOps),
 	}
 	for _, mc := range d.ManagementClusters {
 		s.byName[mc.Name] = mc

@@ -19,7 +19,8 @@ const (
 // makes no API request unless the cluster just finished deleting, when it
 // removes the Secrets and the application credential the driver made
 // (status_cleanup.go), or a write of this sidecar's is not in the cache yet
-// (status_guard.go).
+// (status_guard.go), or its Argo CD Secret is due (gitops.go: once per
+// completion, and once after a restart).
 func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
 	if spec.Cluster.StackID == "" {
 		if !strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
@@ -52,6 +53,7 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 		s.forgetDeployed(spec.Cluster.StackID)
 		s.deletes.forget(spec.Cluster.StackID)
 	}
+	s.handOff(ctx, o.op, spec, res)
 	return onlyNewDetail(spec, withLabelNotes(spec, res)), nil
 }
 

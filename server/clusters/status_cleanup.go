@@ -33,6 +33,9 @@ func (s *Service) cleanupDeleted(ctx context.Context, op *operation) error {
 	if err != nil {
 		return err
 	}
+	if err := s.removeFromGitOps(ctx, op); err != nil {
+		return fmt.Errorf("removing the cluster's Argo CD registration: %w", err)
+	}
 	s.log.InfoContext(ctx, "cluster deleted; cleaned up", "stack_id", spec.Cluster.StackID, "secrets", n, "credential", id)
 	return nil
 }

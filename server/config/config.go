@@ -36,6 +36,27 @@ type Config struct {
 	OpenStack OpenStack `mapstructure:"openstack"`
 	Timeouts  Timeouts  `mapstructure:"timeouts"`
 	Values    Values    `mapstructure:"values"`
+	ArgoCD    ArgoCD    `mapstructure:"argocd"`
+}
+
+// ArgoCD is the GitOps hand-off: registering clusters that reached
+// CREATE_COMPLETE as Argo CD cluster Secrets (docs/gitops.md).
+type ArgoCD struct {
+	// Enabled turns the hand-off on for the site; off, nothing is
+	// registered and the argocd_register label is ignored.
+	Enabled bool `mapstructure:"enabled"`
+	// RegisterByDefault registers every cluster whose template does not say
+	// argocd_register=false; off, only templates with argocd_register=true.
+	RegisterByDefault bool `mapstructure:"registerByDefault"`
+	// Namespace is Argo CD's namespace, where the cluster Secrets go.
+	Namespace string `mapstructure:"namespace"`
+	// Kubeconfig and Context name the cluster Argo CD runs on; empty: the
+	// management cluster the Magnum cluster lives on.
+	Kubeconfig string `mapstructure:"kubeconfig"`
+	Context    string `mapstructure:"context"`
+	// Project, when set, is the Argo CD project the clusters belong to (the
+	// Secret's project field); empty: none (every project may deploy).
+	Project string `mapstructure:"project"`
 }
 
 type Log struct {
@@ -232,6 +253,9 @@ func Defaults() map[string]any {
 		"timeouts.lock":                              "30s",
 		"values.strictLabels":                        false,
 		"values.keepChartRegistryMirrors":            false,
+		"argocd.enabled":                             false,
+		"argocd.registerByDefault":                   true,
+		"argocd.namespace":                           "argocd",
 	}
 }
 

@@ -100,7 +100,7 @@ func TestFlagsAreDocumented(t *testing.T) {
 
 // optionRef is a backquoted sidecar option in prose: `values.keystoneAuthURL`,
 // `chart.cacheDir`, `managementClusters[].qps`.
-var optionRef = regexp.MustCompile("`((?:values|chart|helm|openstack|timeouts|log|tls|managementClusters\\[\\])\\.[A-Za-z]+)`")
+var optionRef = regexp.MustCompile("`((?:values|chart|helm|openstack|timeouts|log|tls|argocd|managementClusters\\[\\])\\.[A-Za-z]+)`")
 
 // legacyNames are the driver-configuration names the documents used before
 // serve read these settings (only `render --config` did); each now has one
@@ -114,7 +114,7 @@ func TestDocsNameOnlyOptions(t *testing.T) {
 	for _, o := range Options() {
 		known[o.Key] = true
 	}
-	for _, doc := range []string{"labels.md", "configuration.md", "operator-guide.md"} {
+	for _, doc := range []string{"labels.md", "configuration.md", "operator-guide.md", "gitops.md"} {
 		raw, err := os.ReadFile("../../docs/" + doc)
 		if err != nil {
 			t.Fatal(err)

@@ -55,6 +55,7 @@ func (c Config) Validate() error {
 		p.bad("openstack.minFlavorVCPUs", fmt.Sprint(c.OpenStack.MinFlavorVCPUs), "expected a number of vCPUs, 0 or more (0: no minimum)")
 	}
 	c.OpenStack.validateCredentials(p.bad)
+	c.ArgoCD.validate(p.bad)
 	return errors.Join(p...)
 }
 

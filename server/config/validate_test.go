@@ -56,6 +56,14 @@ func TestValidate(t *testing.T) {
 			`managementClusters[2].name="": every management cluster needs a name`,
 			`managementClusters[2].kubeconfig="": the path of a kubeconfig file is required`,
 		}},
+		{"argocd options", func(c *Config) {
+			c.ArgoCD = ArgoCD{Enabled: true, Namespace: "Argo_CD", Kubeconfig: "/nonexistent/argocd", Project: "Team A"}
+		}, []string{
+			`argocd.namespace="Argo_CD": expected a namespace name`,
+			`argocd.kubeconfig="/nonexistent/argocd": cannot be read: no such file or directory`,
+			`argocd.project="Team A": expected the name of an Argo CD AppProject`,
+		}},
+		{"argocd context without kubeconfig", func(c *Config) { c.ArgoCD = ArgoCD{Enabled: true, Namespace: "argocd", Context: "argo"} }, []string{`argocd.context="argo": a context is read from argocd.kubeconfig`}},
 		{"unknown default management cluster", func(c *Config) { c.DefaultManagementCluster = "west" }, []string{`defaultManagementCluster="west": is not the name of a configured management cluster`}},
 		{"chart source", func(c *Config) { c.Chart.Repository, c.Chart.Name, c.Chart.CacheDir = "", "", "" }, []string{
 			`chart.name="": required for a repository or registry source`, `chart.repository="": an https:// repository`, `chart.cacheDir="": a writable directory is required`,
@@ -174,5 +182,15 @@ func TestCredentialRoles(t *testing.T) {
 		if got := (OpenStack{ApplicationCredentialRoles: tt.roles}).CredentialRoles(); strings.Join(got, ",") != strings.Join(tt.want, ",") || (tt.want == nil) != (got == nil) {
 			t.Errorf("CredentialRoles(%q) = %q, want %q", tt.roles, got, tt.want)
 		}
+	}
+}
+
+// TestValidateArgoCDDisabled: a disabled hand-off's options are never read,
+// so they are not checked either.
+func TestValidateArgoCDDisabled(t *testing.T) {
+	c := valid(t)
+	c.ArgoCD = ArgoCD{Namespace: "Not_A_Namespace", Kubeconfig: "/nonexistent"}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("a disabled argocd section was checked: %v", err)
 	}
 }

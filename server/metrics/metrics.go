@@ -18,6 +18,7 @@ type Metrics struct {
 	rpcErrors    *prometheus.CounterVec
 	helmDuration *prometheus.HistogramVec
 	transitions  *prometheus.CounterVec
+	argoCD       *prometheus.CounterVec
 	caches       *cacheCollector
 }
 
@@ -46,9 +47,13 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "cluster_status_transitions_total",
 			Help: "Cluster status changes reported to Magnum by status polls, from the status Magnum held to the new one.",
 		}, []string{"from", "to"}),
+		argoCD: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "argocd_secret_writes_total",
+			Help: "Writes of Argo CD cluster Secrets (the GitOps hand-off), by action (apply, delete) and outcome (success, error).",
+		}, []string{"action", "outcome"}),
 		caches: newCacheCollector(),
 	}
-	m.reg.MustRegister(m.rpcDuration, m.rpcErrors, m.helmDuration, m.transitions, m.caches,
+	m.reg.MustRegister(m.rpcDuration, m.rpcErrors, m.helmDuration, m.transitions, m.argoCD, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -83,4 +88,13 @@ func (m *Metrics) ObserveTransition(from, to string) {
 		return
 	}
 	m.transitions.WithLabelValues(statusLabel(from), statusLabel(to)).Inc()
+}
+
+// ObserveArgoCD records one write of an Argo CD cluster Secret.
+func (m *Metrics) ObserveArgoCD(action string, err error) {
+	outcome := "success"
+	if err != nil {
+		outcome = "error"
+	}
+	m.argoCD.WithLabelValues(action, outcome).Inc()
 }

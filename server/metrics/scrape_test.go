@@ -88,6 +88,9 @@ func TestScrape(t *testing.T) {
 	m.ObserveTransition("CREATE_IN_PROGRESS", "CREATE_COMPLETE")
 	m.ObserveTransition("CREATE_COMPLETE", "CREATE_COMPLETE")   // no change: not counted
 	m.ObserveTransition("made-up status", "DELETE_IN_PROGRESS") // bounded label
+	m.ObserveArgoCD("apply", nil)
+	m.ObserveArgoCD("apply", errors.New("argo cd namespace missing"))
+	m.ObserveArgoCD("delete", nil)
 	m.AddCache("east", staticCache{synced: true, counts: map[string]int{"Cluster": 2, "Machine": 7}})
 	m.AddCache("west", staticCache{synced: false})
 	m.AddCache("north", staticCache{synced: true, err: errors.New("boom")})
@@ -105,6 +108,7 @@ func TestScrape(t *testing.T) {
 		{"magnum_capi_rpc_errors_total", []string{"code=InvalidArgument,method=/magnumcapi.v1.DriverService/CreateCluster 1"}},
 		{"magnum_capi_helm_operation_duration_seconds", []string{"operation=install,outcome=success 1", "operation=upgrade,outcome=error 1"}},
 		{"magnum_capi_cluster_status_transitions_total", []string{"from=CREATE_IN_PROGRESS,to=CREATE_COMPLETE 1", "from=other,to=DELETE_IN_PROGRESS 1"}},
+		{"magnum_capi_argocd_secret_writes_total", []string{"action=apply,outcome=error 1", "action=apply,outcome=success 1", "action=delete,outcome=success 1"}},
 		{"magnum_capi_watch_cache_synced", []string{"management_cluster=east 1", "management_cluster=north 1", "management_cluster=west 0"}},
 		{"magnum_capi_watch_cache_objects", []string{"kind=Cluster,management_cluster=east 2", "kind=Machine,management_cluster=east 7"}},
 		{"magnum_capi_watch_cache_count_errors", []string{"management_cluster=east 0", "management_cluster=north 1"}},

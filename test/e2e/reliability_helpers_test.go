@@ -54,7 +54,8 @@ func (o owner) owns(obj client.Object) bool {
 
 // footprintOf records the driver's namespaces (prefix "magnum-") in both
 // management clusters, and of the owners' clusters their Secrets, Leases
-// and CAPI Clusters there, and their application credentials in Keystone.
+// and CAPI Clusters there and their Argo CD cluster Secrets, and their
+// application credentials in Keystone.
 func footprintOf(t *testing.T, owners ...owner) footprint {
 	t.Helper()
 	fp := footprint{}
@@ -70,6 +71,12 @@ func footprintOf(t *testing.T, owners ...owner) footprint {
 		for _, ns := range nss.Items {
 			if strings.HasPrefix(ns.Name, "magnum-") {
 				fp[mc+" Namespace "+ns.Name] = ""
+				recordOwned(t, fp, mc, kc, ns.Name, owners)
+			}
+			// Argo CD's namespace (the tests make it; not the driver's)
+			// holds the GitOps hand-off's cluster Secrets
+			// (gitops_test.go), labelled with the cluster's uuid.
+			if ns.Name == argoCDNamespace {
 				recordOwned(t, fp, mc, kc, ns.Name, owners)
 			}
 		}

@@ -1,0 +1,144 @@
+package e2e
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/magnum-capi/magnum-capi/server/kube"
+)
+
+// argoRBACFile is the Role and RoleBinding operators apply in Argo CD's
+// namespace for the GitOps hand-off.
+const argoRBACFile = "../../deploy/rbac/argocd/role.yaml"
+
+// argoRole reads deploy/rbac/argocd's Role and RoleBinding, for namespace
+// ns and bound to user instead of magnum-capi. (A shortcut a cloud does not
+// take: deploy/rbac's admission policy, which TestLeastPrivilege applies to
+// this test bed, confines the user magnum-capi to project namespaces; the
+// Role is shown here on its own, under another name.)
+func argoRole(t *testing.T, ns, user string) (*rbacv1.Role, *rbacv1.RoleBinding) {
+	t.Helper()
+	var role rbacv1.Role
+	var binding rbacv1.RoleBinding
+	for _, obj := range readObjects(t, argoRBACFile) {
+		var into any = &role
+		if obj.GetKind() == "RoleBinding" {
+			into = &binding
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if role.Name == "" || binding.Name == "" || binding.RoleRef.Name != role.Name {
+		t.Fatalf("%s: want a Role and a RoleBinding of it, got %q and %q", argoRBACFile, role.Name, binding.Name)
+	}
+	role.Namespace, binding.Namespace = ns, ns
+	binding.Subjects = []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: user}}
+	return &role, &binding
+}
+
+// argoIdentity is a user bound by deploy/rbac/argocd's Role (with verbs) in
+// ns, and its kubeconfig and client: what a site's argocd.kubeconfig holds.
+func argoIdentity(t *testing.T, ns, user string, verbs []string) (string, *kube.Cluster) {
+	t.Helper()
+	role, binding := argoRole(t, ns, user)
+	role.Rules[0].Verbs = verbs
+	// One Role per identity: a user never held a verb its test denies.
+	role.Name, binding.Name, binding.RoleRef.Name = user, user, user
+	for _, obj := range []client.Object{role, binding} {
+		if err := stack.Env.Client.Create(context.Background(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+		}
+	}
+	kubeconfig, cfg, err := stack.Env.AddUser(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kube.Connect(user, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig, kc
+}
+
+// TestGitOpsRoleEveryRuleCounts: deploy/rbac/argocd's Role lets the
+// sidecar's kube client write (server-side apply: create, then update) and
+// delete an Argo CD cluster Secret, and every verb it grants is needed:
+// without create the first apply (the one that makes the Secret) is
+// refused, without patch every apply, without delete the removal. It
+// grants no read.
+func TestGitOpsRoleEveryRuleCounts(t *testing.T) {
+	role, _ := argoRole(t, "x", "x")
+	if got := role.Rules[0].Verbs; len(role.Rules) != 1 || !slices.Equal(got, []string{"create", "patch", "delete"}) {
+		t.Fatalf("%s grants %v; this test knows create, patch, delete on secrets", argoRBACFile, role.Rules)
+	}
+	tests := []struct {
+		drop                         string
+		create, update, remove, read bool
+	}{
+		{"", true, true, true, false},
+		{"create", false, true, true, false},
+		{"patch", false, false, true, false},
+		{"delete", true, true, false, false},
+	}
+	for _, tt := range tests {
+		name := "without " + tt.drop
+		if tt.drop == "" {
+			name = "the whole Role"
+		}
+		t.Run(name, func(t *testing.T) {
+			ns := "argocd-rules"
+			ensureNamespace(t, ns)
+			user := "magnum-capi-argocd-" + rand.String(6)
+			verbs := slices.DeleteFunc(slices.Clone(role.Rules[0].Verbs), func(v string) bool { return v == tt.drop })
+			_, kc := argoIdentity(t, ns, user, verbs)
+			secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "magnum-" + user, Labels: map[string]string{"argocd.argoproj.io/secret-type": "cluster"}},
+				StringData: map[string]string{"server": "https://203.0.113.10:6443"}}
+			if tt.drop == "" {
+				waitAllowed(t, func() error { return kc.ApplySecret(context.Background(), secret) })
+			} else if err := kc.ApplySecret(context.Background(), secret); (err == nil) != tt.create {
+				t.Errorf("first apply: %v, want allowed %v", err, tt.create)
+			}
+			if err := stack.Env.Client.Create(context.Background(), secret.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+			secret.StringData["server"] = "https://203.0.113.11:6443"
+			if err := kc.ApplySecret(context.Background(), secret); (err == nil) != tt.update {
+				t.Errorf("apply of an existing Secret: %v, want allowed %v", err, tt.update)
+			}
+			if _, err := kc.GetSecret(context.Background(), ns, secret.Name); (err == nil) != tt.read {
+				t.Errorf("read: %v, want allowed %v", err, tt.read)
+			}
+			if err := kc.DeleteSecret(context.Background(), ns, secret.Name); (err == nil) != tt.remove {
+				t.Errorf("delete: %v, want allowed %v", err, tt.remove)
+			}
+			_ = stack.Env.Client.Delete(context.Background(), secret)
+		})
+	}
+}
+
+// waitAllowed retries f while RBAC has not caught up with a new binding.
+func waitAllowed(t *testing.T, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if !apierrors.IsForbidden(err) || time.Now().After(deadline) {
+			t.Fatalf("with deploy/rbac/argocd's Role: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
