@@ -292,15 +292,15 @@ var labelSpecs = []labelSpec{
 	},
 	{
 		Name: "server_group_id", Group: groupMachines, Type: idType, Scope: scopeNodeGroup,
-		Keys:  []string{"nodeGroupDefaults.serverGroupId", "nodeGroups[].serverGroupId"},
-		Doc:   "Existing Nova server group for worker nodes, used instead of the groups the driver creates " +
+		Keys: []string{"nodeGroupDefaults.serverGroupId", "nodeGroups[].serverGroupId"},
+		Doc: "Existing Nova server group for worker nodes, used instead of the groups the driver creates " +
 			"(server_group_policies); a node group's own label overrides it for that group.",
 		Valid: []string{"3c1b5e3e-7e9f-4a55-9a0e-2f0c1a6b8d11"}, Invalid: []string{"my group"},
 	},
 	{
 		Name: "control_plane_server_group_id", Group: groupMachines, Type: idType,
-		Keys:  []string{"controlPlane.serverGroupId"},
-		Doc:   "Existing Nova server group for control plane nodes, used instead of the group the driver creates " +
+		Keys: []string{"controlPlane.serverGroupId"},
+		Doc: "Existing Nova server group for control plane nodes, used instead of the group the driver creates " +
 			"(server_group_policies).",
 		Valid: []string{"0f5d6c1e-2b4a-4f0e-9a51-7d3c9e2b1a00"}, Invalid: []string{"12"},
 	},
