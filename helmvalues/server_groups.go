@@ -81,6 +81,19 @@ func (ids ServerGroupIDs) HasNodeGroup(name string) bool {
 	return ok
 }
 
+// Any says whether any place has a server group.
+func (ids ServerGroupIDs) Any() bool {
+	if ids.ControlPlane != "" {
+		return true
+	}
+	for _, id := range ids.NodeGroups {
+		if id != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // WithServerGroups writes ids into the slots ServerGroupSlots found:
 // the control plane's and each named worker node group's serverGroupId.
 // Empty ids and node groups not in values are left alone.

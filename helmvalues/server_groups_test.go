@@ -46,6 +46,9 @@ func TestServerGroupsRoundTrip(t *testing.T) {
 	if !got.HasNodeGroup("b") || got.HasNodeGroup("gone") {
 		t.Errorf("HasNodeGroup: b should be deployed, gone should not")
 	}
+	if !got.Any() || DeployedServerGroups(map[string]any{"nodeGroups": []any{map[string]any{"name": "a"}}}).Any() {
+		t.Errorf("Any: true with groups, false without")
+	}
 	shared := DeployedServerGroups(map[string]any{"nodeGroupDefaults": map[string]any{"serverGroupId": "s"}, "nodeGroups": []any{map[string]any{"name": "a"}}})
 	if shared.NodeGroups["a"] != "s" || shared.ControlPlane != "" {
 		t.Errorf("a group from nodeGroupDefaults: %+v", shared)

@@ -39,6 +39,9 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 		if err != nil {
 			return err
 		}
+		if err := s.placeServerGroups(ctx, caller, op, true); err != nil {
+			return err
+		}
 		return s.deployRelease(ctx, op, op.values.values, true)
 	})
 	if err != nil {

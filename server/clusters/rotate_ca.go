@@ -50,6 +50,10 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 		if err := op.mc.Kube.DeleteSecret(ctx, op.ns, op.stackID()+"-kubeconfig"); err != nil {
 			return err
 		}
+		// New machines join the groups the old ones were in.
+		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
+			return err
+		}
 		return s.deployRelease(ctx, op, op.values.values, false)
 	})
 }
