@@ -2,11 +2,9 @@ package clusters
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
-	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
 // Nova server groups the driver makes for a cluster (helmvalues'
@@ -78,9 +76,13 @@ func planServerGroups(stackID string, rendered, deployed map[string]any, fresh b
 // Idempotent: groups are found by name before any is made, so a retry after
 // a crash reuses the groups the first attempt made.
 func (s *Service) placeServerGroups(ctx context.Context, caller Caller, op *operation, fresh bool) error {
-	deployed, err := s.deployedValues(ctx, op)
+	prev, err := s.deployedRelease(ctx, op)
 	if err != nil {
 		return err
+	}
+	var deployed map[string]any
+	if prev != nil {
+		deployed = prev.Values
 	}
 	w := planServerGroups(op.stackID(), op.values.values, deployed, fresh)
 	if len(w.ordered) > 0 {
@@ -102,19 +104,6 @@ func (s *Service) placeServerGroups(ctx context.Context, caller Caller, op *oper
 	}
 	helmvalues.WithServerGroups(op.values.values, w.ids)
 	return nil
-}
-
-// deployedValues are the deployed release's values; nil when there is none.
-func (s *Service) deployedValues(ctx context.Context, op *operation) (map[string]any, error) {
-	prev, err := s.releases.Get(ctx, op.target(), op.stackID())
-	var notFound *release.NotFoundError
-	switch {
-	case errors.As(err, &notFound):
-		return nil, nil
-	case err != nil:
-		return nil, err
-	}
-	return prev.Values, nil
 }
 
 // deletingServerGroups are the Nova names of the groups of the worker node
