@@ -139,6 +139,13 @@ func TestServerGroupQuota(t *testing.T) {
 	if stackID == "" {
 		t.Fatalf("the refused create made no control plane group before reaching the quota")
 	}
+	for _, change := range before.changes(footprintOf(t, owner{stackID: stackID, uuid: c.spec.Cluster.Uuid})) {
+		switch change {
+		case "added default Namespace " + projectNamespace(), "added nova ServerGroup " + stackID + "-control-plane":
+		default:
+			t.Errorf("the refused create made more than the group that fitted: %s", change)
+		}
+	}
 	// Magnum marks it CREATE_FAILED and the user deletes it.
 	c.remove(t, driver)
 	if left := serverGroupsOf(stackID); len(left) > 0 {
