@@ -314,8 +314,8 @@ var labelSpecs = []labelSpec{
 			"MachineDeployment's name), made when the cluster or the node group is created and deleted with it. " +
 			"The soft policies are best effort; `anti-affinity` refuses to boot a machine when no host is left. " +
 			"A group named by control_plane_server_group_id or server_group_id is used instead and never " +
-			"created or deleted. Read at create time: a group keeps its policy, and a cluster or node group made " +
-			"before the driver created groups gets none later (that would replace every machine).",
+			"created or deleted. Read when a group is made: an existing group keeps its policy, and a cluster made " +
+			"before the driver created groups gets none later (that would replace every machine; see configuration.md).",
 		Valid: []string{"anti-affinity", "Soft-Affinity"}, Invalid: []string{"anti_affinity", "anti-affinity,affinity"},
 	},
 	{
