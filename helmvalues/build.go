@@ -15,6 +15,9 @@ type Result struct {
 	// Warnings are things the user should know that do not stop the build:
 	// ignored or deprecated labels, defaults substituted for Magnum values.
 	Warnings []string
+	// ServerGroupPolicy is the policy of the Nova server groups the sidecar
+	// makes for the cluster (label server_group_policies).
+	ServerGroupPolicy string
 }
 
 // builder carries one Build: its input, the problems and warnings found so
@@ -85,7 +88,7 @@ func Build(in Input, cfg Config) (Result, error) {
 		return Result{Warnings: b.warnings}, fmt.Errorf("internal error: template delimiters reached values at %s", path)
 	}
 	values, _ := asValuesFile(b.values).(map[string]any)
-	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings}, nil
+	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, ServerGroupPolicy: b.labels.str("server_group_policies")}, nil
 }
 
 // chartVersion is the template's capi_helm_chart_version label, else the

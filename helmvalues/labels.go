@@ -41,6 +41,9 @@ type labelSpec struct {
 	Aliases    []string // deprecated names still read
 	Valid      []string // examples that parse (docs, golden tests)
 	Invalid    []string // examples that must be refused
+	// Sidecar: the sidecar acts on the label (Result carries it), so its
+	// examples change no values by themselves.
+	Sidecar bool
 }
 
 const (
@@ -299,15 +302,31 @@ var labelSpecs = []labelSpec{
 	},
 	{
 		Name: "server_group_id", Group: groupMachines, Type: idType, Scope: scopeNodeGroup,
-		Keys:  []string{"nodeGroupDefaults.serverGroupId", "nodeGroups[].serverGroupId"},
-		Doc:   "Existing Nova server group for worker nodes; a node group's own label overrides it for that group.",
+		Keys: []string{"nodeGroupDefaults.serverGroupId", "nodeGroups[].serverGroupId"},
+		Doc: "Existing Nova server group for worker nodes, used instead of the groups the driver creates " +
+			"(server_group_policies); a node group's own label overrides it for that group.",
 		Valid: []string{"3c1b5e3e-7e9f-4a55-9a0e-2f0c1a6b8d11"}, Invalid: []string{"my group"},
 	},
 	{
 		Name: "control_plane_server_group_id", Group: groupMachines, Type: idType,
-		Keys:  []string{"controlPlane.serverGroupId"},
-		Doc:   "Existing Nova server group for control plane nodes (e.g. anti-affinity).",
+		Keys: []string{"controlPlane.serverGroupId"},
+		Doc: "Existing Nova server group for control plane nodes, used instead of the group the driver creates " +
+			"(server_group_policies).",
 		Valid: []string{"0f5d6c1e-2b4a-4f0e-9a51-7d3c9e2b1a00"}, Invalid: []string{"12"},
+	},
+	{
+		Name: "server_group_policies", Group: groupMachines,
+		Type:    enumType("soft-anti-affinity", "anti-affinity", "affinity", "soft-affinity"),
+		Default: DefaultServerGroupPolicy, Sidecar: true,
+		Keys: []string{"(server groups the sidecar makes; their ids go to controlPlane.serverGroupId and nodeGroups[].serverGroupId)"},
+		Doc: "Policy of the Nova server groups the driver creates (VEXXHOST's label): one for the control plane " +
+			"(`<stack_id>-control-plane`) and one per worker node group (`<stack_id>-<node group>`, its " +
+			"MachineDeployment's name), made when the cluster or the node group is created and deleted with it. " +
+			"The soft policies are best effort; `anti-affinity` refuses to boot a machine when no host is left. " +
+			"A group named by control_plane_server_group_id or server_group_id is used instead and never " +
+			"created or deleted. Read when a group is made: an existing group keeps its policy, and a cluster made " +
+			"before the driver created groups gets none later (that would replace every machine; see configuration.md).",
+		Valid: []string{"anti-affinity", "Soft-Affinity"}, Invalid: []string{"anti_affinity", "anti-affinity,affinity"},
 	},
 	{
 		Name: "node_labels", Group: groupMachines, Type: nodeLabelsType, Scope: scopeNodeGroup,
@@ -515,7 +534,6 @@ var ignoredLabels = map[string]string{
 	"csi_liveness_probe_tag":           "addon versions are pinned by the chart version",
 	"hw_disk_bus":                      "set hw_disk_bus as an image property",
 	"different_failure_domain":         "use availability_zone and control_plane_availability_zones",
-	"server_group_policies":            "server groups are not created by the driver; use server_group_id",
 	"cilium_hubble_ui_enabled":         "Cilium settings are not exposed as labels",
 	"api_server_tls_cipher_suites":     "component TLS settings are not exposed as labels",
 	"kubelet_tls_cipher_suites":        "component TLS settings are not exposed as labels",

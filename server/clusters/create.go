@@ -9,12 +9,14 @@ import (
 )
 
 // Create names the release, then renders the values and checks the CA
-// material before writing anything; under the cluster's Lease it writes the
-// credential and CA Secrets and installs the chart. It returns the stack_id.
+// material before writing anything; under the cluster's Lease it finds or
+// makes the Nova server groups (server_groups.go), writes the credential and
+// CA Secrets and installs the chart. It returns the stack_id.
 //
 // Idempotent: the release is named from the cluster's uuid, so a create
-// retried after a crash names the same release, keeps the credential its
-// Secret holds, re-applies the CA Secrets and upgrades the release it finds.
+// retried after a crash names the same release, finds the server groups by
+// their names, keeps the credential its Secret holds, re-applies the CA
+// Secrets and upgrades the release it finds.
 func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas certs.Authorities) (string, error) {
 	id, err := stackID(spec)
 	if err != nil {
@@ -30,6 +32,11 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 		return "", err
 	}
 	err = s.withLock(ctx, op, func(ctx context.Context) error {
+		// Server groups first: a project out of them (quota) fails the
+		// create before the credential and Secrets are made.
+		if err := s.placeServerGroups(ctx, caller, op, true); err != nil {
+			return err
+		}
 		// The credential (Keystone, then its Secret) and the CA Secrets do
 		// not depend on each other; the chart needs both.
 		err := allOf(

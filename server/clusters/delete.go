@@ -46,7 +46,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 		s.forgetDeployed(op.stackID())
 		s.markDeleteRequested(ctx, op)
 		s.log.InfoContext(ctx, "release uninstalled", "stack_id", op.stackID(), "namespace", op.ns)
-		return nil
+		return s.deleteServerGroups(ctx, caller, spec, true)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 
 	"github.com/magnum-capi/magnum-capi/certs"
+	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
 // operation is one operation on one cluster past its prologue: where the
@@ -19,6 +20,10 @@ type operation struct {
 	// values and chart are set by prepare.
 	values rendered
 	chart  *chart.Chart
+	// deployed is the release as read once under the Lease (deployedRelease);
+	// read says it was.
+	deployed *release.Release
+	read     bool
 }
 
 // stackID is the cluster's release name.

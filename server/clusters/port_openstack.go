@@ -41,8 +41,20 @@ type Credentials interface {
 	DeleteCallerCredential(ctx context.Context, caller openstack.Caller, cluster helmvalues.Cluster, ref openstack.CredentialRef) error
 }
 
-// OpenStack is both ports: what Deps takes.
+// ServerGroups finds, makes and deletes the clusters' Nova server groups,
+// as the caller (server groups belong to the project).
+type ServerGroups interface {
+	// EnsureServerGroups finds each named group in the project, or makes it
+	// with policy, and returns them by name. Idempotent: found by name.
+	EnsureServerGroups(ctx context.Context, caller openstack.Caller, policy string, names []string) (map[string]openstack.ServerGroup, error)
+	// DeleteServerGroups deletes every group of the project with one of
+	// names; gone already is not an error. It returns how many it deleted.
+	DeleteServerGroups(ctx context.Context, caller openstack.Caller, names []string) (int, error)
+}
+
+// OpenStack is every port: what Deps takes.
 type OpenStack interface {
 	FactFinder
 	Credentials
+	ServerGroups
 }

@@ -41,6 +41,9 @@ func (s *Service) Preview(ctx context.Context, caller Caller, spec Spec) (Previe
 		switch {
 		case err == nil:
 			carryMachineMetadata(prev.Values, r.values, caRotationKey)
+			// The groups the machines are in stay (a new node group's
+			// is made only when the change is applied).
+			helmvalues.WithServerGroups(r.values, planServerGroups(spec.Cluster.StackID, r.values, prev.Values, false).ids)
 			if err := s.previewAdoption(prev, &r, &p); err != nil {
 				return Preview{}, err
 			}

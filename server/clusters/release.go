@@ -13,6 +13,25 @@ func (op *operation) target() release.Target {
 	return release.Target{Getter: op.mc.Kube.HelmGetter(op.ns), Namespace: op.ns, Labels: clusterLabels(op.spec)}
 }
 
+// deployedRelease is the cluster's deployed release, nil when there is
+// none, read once per operation: the caller holds the cluster's Lease, so
+// nothing else changes it meanwhile.
+func (s *Service) deployedRelease(ctx context.Context, op *operation) (*release.Release, error) {
+	if op.read {
+		return op.deployed, nil
+	}
+	prev, err := s.releases.Get(ctx, op.target(), op.stackID())
+	var notFound *release.NotFoundError
+	switch {
+	case errors.As(err, &notFound):
+		prev = nil
+	case err != nil:
+		return nil, err
+	}
+	op.deployed, op.read = prev, true
+	return prev, nil
+}
+
 // deployRelease installs or upgrades the cluster's release with values and
 // op's chart. With carry, a CA-rotation marker in the deployed values is
 // kept, so this change does not roll every machine again, and a release
@@ -20,19 +39,16 @@ func (op *operation) target() release.Target {
 // cluster's Lease.
 func (s *Service) deployRelease(ctx context.Context, op *operation, values map[string]any, carry bool) error {
 	t := op.target()
-	// One read of the deployed release serves the CA marker and adoption.
+	// One read of the deployed release serves the server groups, the CA
+	// marker and adoption.
 	var prev *release.Release
 	if carry {
 		var err error
-		prev, err = s.releases.Get(ctx, t, op.stackID())
-		var notFound *release.NotFoundError
-		switch {
-		case err == nil:
-			carryMachineMetadata(prev.Values, values, caRotationKey)
-		case errors.As(err, &notFound):
-			prev = nil
-		default:
+		if prev, err = s.deployedRelease(ctx, op); err != nil {
 			return err
+		}
+		if prev != nil {
+			carryMachineMetadata(prev.Values, values, caRotationKey)
 		}
 	}
 	values, err := s.adoptValues(ctx, t, op.stackID(), prev, op.chart, values, carry)

@@ -11,6 +11,8 @@ type rendered struct {
 	values       map[string]any
 	chartVersion string
 	warnings     []string
+	// serverGroupPolicy is the policy of server groups made for the cluster.
+	serverGroupPolicy string
 }
 
 // render resolves OpenStack facts and builds the values. It writes nothing,
@@ -37,5 +39,5 @@ func (s *Service) render(ctx context.Context, caller Caller, spec Spec) (rendere
 	for _, w := range res.Warnings {
 		s.log.InfoContext(ctx, "values warning", "stack_id", spec.Cluster.StackID, "warning", w)
 	}
-	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings}, nil
+	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings, serverGroupPolicy: res.ServerGroupPolicy}, nil
 }

@@ -53,6 +53,10 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 		// The Argo CD Secret still holds the old credential: the next
 		// complete status writes the one Cluster API issues now.
 		s.gitops.forget(op.stackID())
+		// New machines join the groups the old ones were in.
+		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
+			return err
+		}
 		return s.deployRelease(ctx, op, op.values.values, false)
 	})
 }

@@ -32,6 +32,12 @@ func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change C
 				return err
 			}
 		}
-		return s.deployRelease(ctx, op, op.values.values, true)
+		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
+			return err
+		}
+		if err := s.deployRelease(ctx, op, op.values.values, true); err != nil {
+			return err
+		}
+		return s.deleteServerGroups(ctx, caller, spec, false)
 	})
 }

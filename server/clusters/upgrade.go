@@ -55,6 +55,9 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, opts Up
 	}
 	err = s.withLock(ctx, op, func(ctx context.Context) error {
 		s.renewCredentialIfDue(ctx, caller, op)
+		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
+			return err
+		}
 		return s.deployRelease(ctx, op, op.values.values, true)
 	})
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/test/harness"
+	"github.com/magnum-capi/magnum-capi/test/openstackfake"
 )
 
 // What the reliability tests compare: what the operation under test could
@@ -34,7 +35,7 @@ import (
 // controllers that adopt them (ownerReferences) do not touch; for CAPI
 // Clusters their generation (Helm's writes of the spec) and the driver's
 // delete-requested annotation, not the status the controllers write; for
-// application credentials their id.
+// application credentials and Nova server groups their id.
 type footprint map[string]string
 
 // owner names a cluster whose objects a footprint records: its uuid, and
@@ -54,8 +55,8 @@ func (o owner) owns(obj client.Object) bool {
 
 // footprintOf records the driver's namespaces (prefix "magnum-") in both
 // management clusters, and of the owners' clusters their Secrets, Leases
-// and CAPI Clusters there and their Argo CD cluster Secrets, and their
-// application credentials in Keystone.
+// and CAPI Clusters there and their Argo CD cluster Secrets, their
+// application credentials in Keystone and their server groups in Nova.
 func footprintOf(t *testing.T, owners ...owner) footprint {
 	t.Helper()
 	fp := footprint{}
@@ -85,8 +86,27 @@ func footprintOf(t *testing.T, owners ...owner) footprint {
 		for _, ac := range credentialsOf(t, stack.Info.User.ID, o.uuid) {
 			fp["keystone ApplicationCredential "+ac.Name] = ac.ID
 		}
+		for _, g := range serverGroupsOf(o.stackID) {
+			fp["nova ServerGroup "+g.Name] = g.ID
+		}
 	}
 	return fp
+}
+
+// serverGroupsOf are the Nova server groups of the test project named for
+// a stack_id (<stack_id>-control-plane, <stack_id>-<node group>); none
+// before the cluster has a stack_id.
+func serverGroupsOf(stackID string) []openstackfake.ServerGroup {
+	if stackID == "" {
+		return nil
+	}
+	var out []openstackfake.ServerGroup
+	for _, g := range stack.OpenStack.ServerGroups(stack.Info.Project.ID) {
+		if strings.HasPrefix(g.Name, stackID+"-") {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // recordOwned adds the owners' objects in one namespace to fp.

@@ -16,18 +16,20 @@ type Server struct {
 
 	srv *httptest.Server
 
-	mu            sync.Mutex
-	images        []Image
-	networks      []Network
-	subnets       []Subnet
-	volumeTypes   []VolumeType
-	flavors       []Flavor
-	keypairs      []Keypair
-	nextKeypairID int
-	tokens        map[string]Token
-	keystone      *keystoneValidator
-	failures      map[Service]*Failure
-	requests      []Request
+	mu               sync.Mutex
+	images           []Image
+	networks         []Network
+	subnets          []Subnet
+	volumeTypes      []VolumeType
+	flavors          []Flavor
+	keypairs         []Keypair
+	nextKeypairID    int
+	serverGroups     []ServerGroup
+	serverGroupQuota int
+	tokens           map[string]Token
+	keystone         *keystoneValidator
+	failures         map[Service]*Failure
+	requests         []Request
 }
 
 // New starts a fake; Close stops it.
@@ -40,6 +42,7 @@ func New() *Server {
 	s.routeCinder(mux)
 	s.routeNova(mux)
 	s.routeKeypairs(mux)
+	s.routeServerGroups(mux)
 	// A request no route answers: what a real service would answer is
 	// unknown, so it is recorded (Unrouted) for tests to fail on, and
 	// answered 404 as an unknown URL of the service would be.
