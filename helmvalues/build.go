@@ -15,6 +15,11 @@ type Result struct {
 	// Warnings are things the user should know that do not stop the build:
 	// ignored or deprecated labels, defaults substituted for Magnum values.
 	Warnings []string
+	// MachineAnnotations are annotations for node groups' MachineDeployments,
+	// by chart node group name (the capi.stackhpc.com/node-group label):
+	// the autoscaler's capacity annotations, which chart 0.27 has no value
+	// for, so the sidecar's Helm post-renderer adds them.
+	MachineAnnotations map[string]map[string]string
 }
 
 // builder carries one Build: its input, the problems and warnings found so
@@ -40,6 +45,8 @@ type builder struct {
 	hasFixedNw bool
 
 	proxyChecked *proxySettings // validated once, used by every kubeadm config
+
+	machineAnnotations map[string]map[string]string // see Result
 }
 
 func (b *builder) warn(format string, args ...any) {
@@ -85,7 +92,7 @@ func Build(in Input, cfg Config) (Result, error) {
 		return Result{Warnings: b.warnings}, fmt.Errorf("internal error: template delimiters reached values at %s", path)
 	}
 	values, _ := asValuesFile(b.values).(map[string]any)
-	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings}, nil
+	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, MachineAnnotations: b.machineAnnotations}, nil
 }
 
 // chartVersion is the template's capi_helm_chart_version label, else the
