@@ -15,7 +15,8 @@ import (
 // template's image (kube_version, os_distro) and the worker node groups' own
 // images where they differ from it, the external network, the
 // fixed network and subnet, the Cinder volume types, and (unless turned off)
-// that the node groups' flavors exist. The look-ups run concurrently; every
+// the node groups' flavors, which must exist (their capacity goes into the
+// autoscaler's annotations). The look-ups run concurrently; every
 // bad reference is reported at once, each a ReferenceError naming its field.
 func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts, error) {
 	sess, err := a.callerSession(ctx, caller)
@@ -29,6 +30,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		groupImages map[string]helmvalues.Image
 		nets        networkFacts
 		volumeTypes []helmvalues.VolumeType
+		found       map[string]helmvalues.Flavor
 		mu          sync.Mutex
 		errs        []error
 		wg          sync.WaitGroup
@@ -80,7 +82,8 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 			if err != nil {
 				return err
 			}
-			return checkFlavors(ctx, nova, objs, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
+			found, err = checkFlavors(ctx, nova, objs, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
+			return err
 		})
 	}
 	wg.Wait()
@@ -94,6 +97,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		FixedNetworkID:    nets.fixedNetwork,
 		FixedSubnetID:     nets.fixedSubnet,
 		VolumeTypes:       volumeTypes,
+		Flavors:           found,
 	}, nil
 }
 
