@@ -224,7 +224,7 @@ func TestBuildTable(t *testing.T) {
 		{"autoscaling label min 0 without the flavor's capacity is raised", func(in *Input, cfg *Config) {
 			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true", "min_node_count": "0", "max_node_count": "4"}
 		}, []check{valueAt("nodeGroups", []any{map[string]any{"name": "default-worker", "machineFlavor": "m1.medium", "machineCount": 2, "autoscale": true, "machineCountMin": 1, "machineCountMax": 4}}),
-			warns("flavor look-ups are off"), annotates("default-worker", nil)}},
+			warns("the flavor was not looked up"), annotates("default-worker", nil)}},
 		{"node group min 0 with a max scales from zero, boot volume as its disk", func(in *Input, cfg *Config) {
 			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true", "boot_volume_size": "60"}
 			in.Flavors = map[string]Flavor{"g1": {ID: "g1", Name: "g1", VCPUs: 8, RAMMiB: 32768, DiskGiB: 20, ExtraSpecs: map[string]string{"resources:VGPU": "1"}}}

@@ -212,7 +212,7 @@ func (b *builder) scaleFromZero(ng NodeGroup, meant bool) string {
 		return "that is Magnum's default; set max_node_count with it (or the min_node_count label) to scale from zero"
 	}
 	if _, ok := b.groupFlavor(ng); !ok {
-		return "the flavor's capacity, which scaling from zero needs, is unknown (flavor look-ups are off)"
+		return "the flavor's capacity, which scaling from zero needs, is unknown (the flavor was not looked up)"
 	}
 	return ""
 }

@@ -45,7 +45,7 @@ type Facts struct {
 	VolumeTypes       []helmvalues.VolumeType
 	// Flavors are the node groups' flavors with their extra specs, by the
 	// reference Magnum holds (id or name); empty when the flavor check is
-	// off (openstack.skipFlavorCheck).
+	// off (Config.SkipFlavorCheck, which only tests set).
 	Flavors map[string]helmvalues.Flavor
 }
 
