@@ -77,14 +77,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		return err
 	})
 	if !a.cfg.SkipFlavorCheck {
-		run(func() error {
-			nova, err := a.serviceFor(ctx, "compute", func() (*gophercloud.ServiceClient, error) { return openstack.NewComputeV2(sess.pc, eo) })
-			if err != nil {
-				return err
-			}
-			found, err = checkFlavors(ctx, nova, objs, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
-			return err
-		})
+		run(func() (err error) { found, err = a.flavors(ctx, sess, eo, objs); return err })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -109,4 +102,13 @@ func (a *Adapter) serviceFor(ctx context.Context, service string, build func() (
 		return nil, apiError(ctx, service, "find the endpoint", callerToken, err)
 	}
 	return sc, nil
+}
+
+// flavors looks up and checks the node groups' flavors (checkFlavors).
+func (a *Adapter) flavors(ctx context.Context, sess *callerSession, eo gophercloud.EndpointOpts, objs Objects) (map[string]helmvalues.Flavor, error) {
+	nova, err := a.serviceFor(ctx, "compute", func() (*gophercloud.ServiceClient, error) { return openstack.NewComputeV2(sess.pc, eo) })
+	if err != nil {
+		return nil, err
+	}
+	return checkFlavors(ctx, nova, objs, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
 }
