@@ -25,9 +25,10 @@ import (
 // group, which is not autoscaled (its minimum, Magnum's default 0, becomes
 // 1, its maximum the node count 1), gets none. A resize of the default group
 // (a Helm upgrade) keeps the gpu group's annotations and rolls none of its
-// machines; the default group, now autoscaled 1–2, gets its own. An upgrade
-// to a new Kubernetes version (another Helm upgrade, which rolls every
-// machine) keeps both.
+// machines; the default group, now autoscaled 1–2, gets its own, which a
+// resize back to 1 (not autoscaled) removes. An upgrade to a new Kubernetes
+// version (another Helm upgrade, which rolls every machine) keeps the gpu
+// group's.
 func TestScaleFromZero(t *testing.T) {
 	// A flavor of this test's own (a unique name, so no other test's look-up
 	// of a flavor by name becomes ambiguous), as Nova shows a vGPU flavor.
@@ -86,6 +87,18 @@ func TestScaleFromZero(t *testing.T) {
 	if got := machineSetNames(t, c, "gpu"); got != gpuSets {
 		t.Errorf("the resize rolled the gpu group: MachineSets %s, were %s", got, gpuSets)
 	}
+
+	// Back to one: the default group is no longer autoscaled (1–1) and
+	// Helm removes the annotations the previous revision had.
+	ctx, cancel = callCtx()
+	_, err = driver.ResizeCluster(ctx, c.resizeRequest(1))
+	cancel()
+	if err != nil {
+		t.Fatalf("ResizeCluster to 1: %v", err)
+	}
+	c.waitFor(t, "UPDATE_COMPLETE", 4*time.Minute)
+	assertAnnotations(t, c, "default-worker", nil)
+	assertAnnotations(t, c, "gpu", wantGPU)
 
 	// Upgrade Kubernetes: another Helm upgrade; the annotations stay.
 	ctx, cancel = callCtx()
