@@ -231,6 +231,12 @@ func TestBuildTable(t *testing.T) {
 			in.NodeGroups = append(in.NodeGroups, NodeGroup{Name: "gpu", Role: "worker", FlavorID: "g1", NodeCount: 0, MinNodeCount: intp(0), MaxNodeCount: intp(3)})
 		}, []check{annotates("gpu", map[string]string{CapacityCPU: "8", CapacityMemory: "32768Mi", CapacityEphemeralDisk: "60Gi", CapacityMaxPods: "110",
 			CapacityGPUCount: "1", CapacityGPUType: "nvidia.com/gpu", CapacityLabels: "capi.stackhpc.com/node-group=gpu"})}},
+		{"node group min 0 without a max is Magnum's default: raised", func(in *Input, cfg *Config) {
+			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true"}
+			in.Flavors = map[string]Flavor{"g1": {ID: "g1", Name: "g1", VCPUs: 8, RAMMiB: 32768}}
+			in.NodeGroups = append(in.NodeGroups, NodeGroup{Name: "gpu", Role: "worker", FlavorID: "g1", NodeCount: 3, MinNodeCount: intp(0)})
+		}, []check{warns(`node group "gpu": autoscaling minimum 0 is raised to 1: that is Magnum's default; a node group with a max_node_count too (--max-nodes) scales from zero`),
+			annotates("gpu", map[string]string{CapacityCPU: "8", CapacityMemory: "32768Mi", CapacityMaxPods: "110", CapacityLabels: "capi.stackhpc.com/node-group=gpu"})}},
 		{"a flavor with a bad GPU extra spec is refused for an autoscaled group", func(in *Input, cfg *Config) {
 			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true"}
 			in.Flavors = map[string]Flavor{"g1": {ID: "g1", Name: "g1", VCPUs: 8, RAMMiB: 32768, ExtraSpecs: map[string]string{"resources:VGPU": "one"}}}

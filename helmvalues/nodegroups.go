@@ -208,8 +208,11 @@ func (b *builder) autoscale(ng NodeGroup, values map[string]any) {
 // only grow a group from zero when it is told the nodes' capacity, which
 // comes from the flavor the sidecar looked up.
 func (b *builder) scaleFromZero(ng NodeGroup, meant bool) string {
-	if !meant {
-		return "that is Magnum's default; set max_node_count with it (or the min_node_count label) to scale from zero"
+	switch {
+	case !meant && ng.IsDefault:
+		return "that is Magnum's default; the label min_node_count=0 scales the group from zero"
+	case !meant:
+		return "that is Magnum's default; a node group with a max_node_count too (--max-nodes) scales from zero"
 	}
 	if _, ok := b.groupFlavor(ng); !ok {
 		return "the flavor's capacity, which scaling from zero needs, is unknown (the flavor was not looked up)"
