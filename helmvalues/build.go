@@ -18,6 +18,11 @@ type Result struct {
 	// ServerGroupPolicy is the policy of the Nova server groups the sidecar
 	// makes for the cluster (label server_group_policies).
 	ServerGroupPolicy string
+	// MachineAnnotations are annotations for node groups' MachineDeployments,
+	// by chart node group name (the capi.stackhpc.com/node-group label):
+	// the autoscaler's capacity annotations, which chart 0.27 has no value
+	// for, so the sidecar's Helm post-renderer adds them.
+	MachineAnnotations map[string]map[string]string
 }
 
 // builder carries one Build: its input, the problems and warnings found so
@@ -43,6 +48,8 @@ type builder struct {
 	hasFixedNw bool
 
 	proxyChecked *proxySettings // validated once, used by every kubeadm config
+
+	machineAnnotations map[string]map[string]string // see Result
 }
 
 func (b *builder) warn(format string, args ...any) {
@@ -88,7 +95,7 @@ func Build(in Input, cfg Config) (Result, error) {
 		return Result{Warnings: b.warnings}, fmt.Errorf("internal error: template delimiters reached values at %s", path)
 	}
 	values, _ := asValuesFile(b.values).(map[string]any)
-	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, ServerGroupPolicy: b.labels.str("server_group_policies")}, nil
+	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, ServerGroupPolicy: b.labels.str("server_group_policies"), MachineAnnotations: b.machineAnnotations}, nil
 }
 
 // chartVersion is the template's capi_helm_chart_version label, else the

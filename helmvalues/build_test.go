@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,6 +122,17 @@ func TestBuildTable(t *testing.T) {
 			}
 		}
 	}
+	annotates := func(group string, want map[string]string) check {
+		return func(t *testing.T, res Result, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.MachineAnnotations[group]; !reflect.DeepEqual(got, want) {
+				t.Errorf("MachineDeployment annotations of %s = %v, want %v", group, got, want)
+			}
+		}
+	}
 	failsOn := func(field string) check {
 		return func(t *testing.T, res Result, err error) {
 			t.Helper()
@@ -203,9 +215,37 @@ func TestBuildTable(t *testing.T) {
 			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true"}
 			worker(in).MinNodeCount, worker(in).MaxNodeCount = intp(0), intp(5)
 		}, []check{valueAt("nodeGroups", []any{map[string]any{"name": "default-worker", "machineFlavor": "m1.medium", "machineCount": 2, "autoscale": true, "machineCountMin": 1, "machineCountMax": 5}}), warns("raised to 1")}},
-		{"autoscaling label min 0 is an error", func(in *Input, cfg *Config) {
+		{"autoscaling label min 0 scales from zero with the flavor's capacity", func(in *Input, cfg *Config) {
 			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true", "min_node_count": "0", "max_node_count": "4"}
-		}, []check{failsOn("labels.min_node_count")}},
+			in.Flavors = map[string]Flavor{"m1.medium": {ID: "3", Name: "m1.medium", VCPUs: 2, RAMMiB: 4096, DiskGiB: 40}}
+		}, []check{valueAt("nodeGroups", []any{map[string]any{"name": "default-worker", "machineFlavor": "m1.medium", "machineCount": 2, "autoscale": true, "machineCountMin": 0, "machineCountMax": 4}}),
+			annotates("default-worker", map[string]string{CapacityCPU: "2", CapacityMemory: "4096Mi", CapacityEphemeralDisk: "40Gi", CapacityMaxPods: "110",
+				CapacityLabels: "capi.stackhpc.com/node-group=default-worker"})}},
+		{"autoscaling label min 0 without the flavor's capacity is raised", func(in *Input, cfg *Config) {
+			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true", "min_node_count": "0", "max_node_count": "4"}
+		}, []check{valueAt("nodeGroups", []any{map[string]any{"name": "default-worker", "machineFlavor": "m1.medium", "machineCount": 2, "autoscale": true, "machineCountMin": 1, "machineCountMax": 4}}),
+			warns("the flavor was not looked up"), annotates("default-worker", nil)}},
+		{"node group min 0 with a max scales from zero, boot volume as its disk", func(in *Input, cfg *Config) {
+			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true", "boot_volume_size": "60"}
+			in.Flavors = map[string]Flavor{"g1": {ID: "g1", Name: "g1", VCPUs: 8, RAMMiB: 32768, DiskGiB: 20, ExtraSpecs: map[string]string{"resources:VGPU": "1"}}}
+			in.NodeGroups = append(in.NodeGroups, NodeGroup{Name: "gpu", Role: "worker", FlavorID: "g1", NodeCount: 0, MinNodeCount: intp(0), MaxNodeCount: intp(3)})
+		}, []check{annotates("gpu", map[string]string{CapacityCPU: "8", CapacityMemory: "32768Mi", CapacityEphemeralDisk: "60Gi", CapacityMaxPods: "110",
+			CapacityGPUCount: "1", CapacityGPUType: "nvidia.com/gpu", CapacityLabels: "capi.stackhpc.com/node-group=gpu"})}},
+		{"node group min 0 without a max is Magnum's default: raised", func(in *Input, cfg *Config) {
+			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true"}
+			in.Flavors = map[string]Flavor{"g1": {ID: "g1", Name: "g1", VCPUs: 8, RAMMiB: 32768}}
+			in.NodeGroups = append(in.NodeGroups, NodeGroup{Name: "gpu", Role: "worker", FlavorID: "g1", NodeCount: 3, MinNodeCount: intp(0)})
+		}, []check{warns(`node group "gpu": autoscaling minimum 0 is raised to 1: that is Magnum's default; a node group with a max_node_count too (--max-nodes) scales from zero`),
+			annotates("gpu", map[string]string{CapacityCPU: "8", CapacityMemory: "32768Mi", CapacityMaxPods: "110", CapacityLabels: "capi.stackhpc.com/node-group=gpu"})}},
+		{"a flavor with a bad GPU extra spec is refused for an autoscaled group", func(in *Input, cfg *Config) {
+			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true"}
+			in.Flavors = map[string]Flavor{"g1": {ID: "g1", Name: "g1", VCPUs: 8, RAMMiB: 32768, ExtraSpecs: map[string]string{"resources:VGPU": "one"}}}
+			in.NodeGroups = append(in.NodeGroups, NodeGroup{Name: "gpu", Role: "worker", FlavorID: "g1", NodeCount: 1, MinNodeCount: intp(0), MaxNodeCount: intp(3)})
+		}, []check{failsOn("nodegroups[gpu].flavor_id")}},
+		{"a flavor with a bad GPU extra spec is fine when not autoscaled", func(in *Input, cfg *Config) {
+			in.Flavors = map[string]Flavor{"g1": {ID: "g1", Name: "g1", VCPUs: 8, RAMMiB: 32768, ExtraSpecs: map[string]string{"resources:VGPU": "one"}}}
+			in.NodeGroups = append(in.NodeGroups, NodeGroup{Name: "gpu", Role: "worker", FlavorID: "g1", NodeCount: 1})
+		}, []check{annotates("gpu", nil)}},
 		{"autoscaling labels apply to the default group", func(in *Input, cfg *Config) {
 			in.Cluster.Labels = map[string]string{"auto_scaling_enabled": "true", "min_node_count": "2", "max_node_count": "6"}
 		}, []check{valueAt("nodeGroups", []any{map[string]any{"name": "default-worker", "machineFlavor": "m1.medium", "machineCount": 2, "autoscale": true, "machineCountMin": 2, "machineCountMax": 6}})}},

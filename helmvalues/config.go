@@ -44,6 +44,13 @@ type Config struct {
 	// TrustedCAs are PEM certificates, by name, added to every node's trust
 	// store (private registries, proxies).
 	TrustedCAs map[string]string `json:"trustedCAs,omitempty"`
+	// GPUPCIAliases are the Nova PCI aliases (pci_passthrough:alias in a
+	// flavor's extra specs) that are GPUs; other aliases are not counted.
+	GPUPCIAliases []string `json:"gpuPCIAliases,omitempty"`
+	// GPUResourceName is the extended resource a GPU node advertises
+	// (capacity.cluster-autoscaler.kubernetes.io/gpu-type); empty means
+	// DefaultGPUResourceName.
+	GPUResourceName string `json:"gpuResourceName,omitempty"`
 }
 
 // DefaultMirroredRegistries are the registries the chart itself mirrors.
@@ -114,6 +121,7 @@ func validateConfig(cfg Config, p *problems) {
 			p.config("values.mirroredRegistries", registry, "expected a registry host: "+msg)
 		}
 	}
+	validateGPUConfig(cfg, p)
 	for _, name := range sortedKeys(cfg.TrustedCAs) {
 		if !isDNSLabel(name) {
 			p.config("values.trustedCAs", name, "expected a lowercase name of letters, digits and '-' (it becomes a file name)")

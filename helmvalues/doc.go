@@ -48,11 +48,14 @@
 // type it does not know.
 //
 // Autoscaling: Magnum's min_node_count is non-nullable with default 0, so 0
-// means "not given" for almost every node group, and chart 0.27 cannot scale
-// from zero (its autoscaler Role cannot read the OpenStackMachineTemplates
-// whose capacity scale-from-zero needs). A node group's minimum of 0 becomes
-// 1 with a warning; a min_node_count label of 0 is an error. An unset maximum
-// is the node count; equal bounds mean no autoscaling.
+// often means "not given". It is honoured (scale from zero) where someone
+// wrote it: the min_node_count label (default group) or a node group that
+// also has a max_node_count; elsewhere, and when the flavor was not looked
+// up, it becomes 1 with a warning. Every autoscaled group's MachineDeployment
+// gets the cluster autoscaler's capacity annotations from its flavor
+// (capacity.go, Result.MachineAnnotations), which the sidecar's Helm
+// post-renderer adds: chart 0.27 has no value for them. An unset maximum is
+// the node count; equal bounds mean no autoscaling.
 //
 // Registry mirrors: the chart defaults to Azimuth's quay.io mirrors. They are
 // removed (registryMirrors: null) unless mirrors are configured or

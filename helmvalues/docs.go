@@ -100,10 +100,7 @@ func LabelsMarkdown() []byte {
 		p("- Examples: %s; refused: %s\n\n", backquoteAll(spec.Valid), backquoteAll(spec.Invalid))
 	}
 
-	p("## Autoscaling\n\n")
-	p("With `auto_scaling_enabled`, each worker node group is autoscaled between its minimum and maximum; the default worker group takes them from the labels `min_node_count` and `max_node_count` when set, other groups from their own `min_node_count` and `max_node_count`. ")
-	p("Magnum's `min_node_count` is non-nullable with default 0, so 0 almost always means \"not given\", and chart %s cannot scale from zero (its cluster-autoscaler Role cannot read the OpenStackMachineTemplates whose capacity scale-from-zero needs). ", ChartVersion)
-	p("A node group minimum of 0 therefore becomes 1, with a warning; a `min_node_count` label of 0 is an error. An unset maximum is the node group's `node_count`. A group whose minimum equals its maximum is not autoscaled.\n\n")
+	autoscalingMarkdown(p)
 
 	p("## Registry mirrors\n\n")
 	p("The chart's default mirrors are Azimuth's copies of docker.io, ghcr.io, nvcr.io, quay.io and registry.k8s.io on quay.io. The driver removes them (`registryMirrors: null`) unless mirrors are configured (`values.registryMirrors`, or the label `container_infra_prefix`) or the sidecar option `values.keepChartRegistryMirrors` is set; ")
@@ -134,4 +131,27 @@ func backquoteAll(items []string) string {
 		out[i] = "`" + strings.ReplaceAll(s, "|", "\\|") + "`"
 	}
 	return strings.Join(out, ", ")
+}
+
+// autoscalingMarkdown is docs/labels.md's Autoscaling section.
+func autoscalingMarkdown(p func(format string, args ...any)) {
+	p("## Autoscaling\n\n")
+	p("With `auto_scaling_enabled`, each worker node group is autoscaled between its minimum and maximum; the default worker group takes them from the labels `min_node_count` and `max_node_count` when set, other groups from their own `min_node_count` and `max_node_count`. ")
+	p("Magnum's `min_node_count` is non-nullable with default 0, so 0 often means \"not given\". A minimum of 0 is honoured, and the group scales from zero, where someone wrote it: the `min_node_count` label (default group), or a node group that also has a `max_node_count` (`openstack coe nodegroup create --min-nodes 0 --max-nodes 3`). ")
+	p("Elsewhere it becomes 1 with a warning, as it does when the flavor's capacity is unknown (`magnum-capi render` given an input without `flavors`). An unset maximum is the node group's `node_count`. A group whose minimum equals its maximum is not autoscaled.\n\n")
+	p("### Scale from zero\n\n")
+	p("The cluster autoscaler cannot see the size of a node that does not exist yet. Its Cluster API provider then reads the node shape from annotations on the MachineDeployment, and chart %s has no value for them, so the sidecar's Helm post-renderer adds them to every autoscaled node group's MachineDeployment on every install and upgrade (they are part of the release; Helm removes them when a group stops being autoscaled). ", ChartVersion)
+	p("They come from the node group's Nova flavor, looked up as the user at each create, update, resize and upgrade:\n\n")
+	p("| annotation | value |\n|---|---|\n")
+	p("| `%s` | the flavor's vCPUs |\n", CapacityCPU)
+	p("| `%s` | the flavor's RAM in MiB, e.g. `4096Mi` (exact; not rounded to G) |\n", CapacityMemory)
+	p("| `%s` | the boot volume's size when the nodes boot from a volume (`boot_volume_size`), else the flavor's root disk, e.g. `40Gi`; absent for a flavor with a 0 GB disk and no boot volume |\n", CapacityEphemeralDisk)
+	p("| `%s` | `%d`, kubelet's default (the chart does not change it and no label sets it) |\n", CapacityMaxPods, KubeletMaxPods)
+	p("| `%s`, `%s` | the flavor's GPUs and `values.gpuResourceName` (default `%s`), only when the flavor has GPUs |\n", CapacityGPUCount, CapacityGPUType, DefaultGPUResourceName)
+	p("| `%s` | the node labels kubelet registers (`node_labels`, the node group's labels, `capi.stackhpc.com/node-group`), so pods that select them trigger a scale-up |\n", CapacityLabels)
+	p("| `%s` | the node group's taints (`node_taints`), so pods that do not tolerate them do not |\n\n", CapacityTaints)
+	p("GPUs are read from two forms of the flavor's extra specs: vGPUs from placement, `resources:VGPU=N` (also in a request group, `resources1:VGPU=N`), and PCI passthrough, `pci_passthrough:alias=NAME[:COUNT][,NAME[:COUNT]]`, of which only the aliases listed in `values.gpuPCIAliases` count (an alias can as well be a NIC). ")
+	p("Other resource classes (`resources:CUSTOM_*`) are not read. An extra spec in one of these forms whose count is not a whole number refuses the autoscaled node group, naming the flavor and the extra spec. ")
+	p("Every autoscaled group is annotated, not only those at minimum 0: the autoscaler reads the annotations only while a group has no node, and annotating a MachineDeployment rolls no machine (Cluster API propagates a MachineDeployment's `.annotations` to its MachineSets in place, without a rollout: [MachineDeployment controller](https://cluster-api.sigs.k8s.io/developer/core/controllers/machine-deployment)), so changing a minimum later changes nothing else. The annotations are rendered into the release rather than applied next to it with a field manager of their own: one write, no window in which a new group exists without them, every Helm revision (and `helm rollback`) has them, and Helm's three-way merge removes them when a group stops being autoscaled.\n\n")
+	p("VEXXHOST's magnum-cluster-api also writes these annotations (on the MachineDeployments of its ClusterClass topology, from the flavor, when it writes the Cluster: `magnum_cluster_api/resources.py` at commit 3890a362) but differs: memory rounded up to whole decimal gigabytes (`ceil(ram/1024)G`, 4096 MiB becomes `4G`, which is less than 4 GiB), the ephemeral disk as a bare number (`\"40\"`, which the autoscaler reads as 40 bytes), no GPU, taint or maxPods annotation, and Magnum's `min_node_count` used as given, so every autoscaled group whose minimum was left at Magnum's default 0 can be scaled to zero.\n\n")
 }

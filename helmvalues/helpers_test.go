@@ -76,11 +76,14 @@ type outcome struct {
 	Warnings     []string       `json:"warnings,omitempty"`
 	Errors       []string       `json:"errors,omitempty"`
 	Values       map[string]any `json:"values,omitempty"`
+	// MachineAnnotations are what the post-renderer adds to node groups'
+	// MachineDeployments (scale from zero).
+	MachineAnnotations map[string]map[string]string `json:"machineAnnotations,omitempty"`
 }
 
 func renderOutcome(t *testing.T, res Result, err error) []byte {
 	t.Helper()
-	o := outcome{ChartVersion: res.ChartVersion, Warnings: res.Warnings, Errors: splitErrors(err), Values: res.Values}
+	o := outcome{ChartVersion: res.ChartVersion, Warnings: res.Warnings, Errors: splitErrors(err), Values: res.Values, MachineAnnotations: res.MachineAnnotations}
 	out, mErr := yaml.Marshal(o)
 	if mErr != nil {
 		t.Fatal(mErr)

@@ -25,6 +25,10 @@ type Input struct {
 	// empty means the cluster's (else the template's) value is used as an id.
 	FixedNetworkID string `json:"fixed_network_id,omitempty"`
 	FixedSubnetID  string `json:"fixed_subnet_id,omitempty"`
+	// Flavors are the worker node groups' flavors as the sidecar looked
+	// them up, by the reference Magnum holds (id or name); an autoscaled
+	// group's MachineDeployment is told their capacity (scale from zero).
+	Flavors map[string]Flavor `json:"flavors,omitempty"`
 }
 
 // maxInputBytes bounds DecodeInput: real inputs are a few kilobytes.

@@ -394,7 +394,7 @@ var labelSpecs = []labelSpec{
 		Name: "min_node_count", Group: groupMachines, Type: intType(0, 1000),
 		Keys: []string{"nodeGroups[].machineCountMin"},
 		Doc: "Autoscaling minimum of the default worker node group (other groups use their own min_node_count). " +
-			"0 is refused while autoscaling is on: the chart cannot scale from zero.",
+			"0 lets the group scale from zero (see \"Scale from zero\" below).",
 		Valid: []string{"2"}, Invalid: []string{"1.5"},
 	},
 	{

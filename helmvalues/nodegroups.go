@@ -36,6 +36,7 @@ func (b *builder) nodeGroups() {
 	_, workers := b.activeNodeGroups()
 	autoscaling := b.labels.boolean("auto_scaling_enabled")
 	type entry struct {
+		ng     NodeGroup
 		name   string
 		values map[string]any
 		volume map[string]any
@@ -53,7 +54,7 @@ func (b *builder) nodeGroups() {
 			b.warn("node group %q is named %s in the chart: its sanitized name is not a valid chart name or is too long for release %s", ng.Name, name, b.release)
 		}
 		values := b.nodeGroup(ng, name, autoscaling)
-		entries = append(entries, entry{name, values, b.nodeGroupVolume(ng, size, volumeType, volumeZone, defaultVolume)})
+		entries = append(entries, entry{ng, name, values, b.nodeGroupVolume(ng, size, volumeType, volumeZone, defaultVolume)})
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 
@@ -71,6 +72,7 @@ func (b *builder) nodeGroups() {
 	}
 	list := make([]any, len(entries))
 	for i, e := range entries {
+		b.capacity(e.ng, e.name, e.values, e.volume)
 		if !shared && e.volume != nil {
 			e.values["machineRootVolume"] = cloneMap(e.volume)
 		}
@@ -138,13 +140,13 @@ func (b *builder) nodeGroup(ng NodeGroup, name string, autoscaling bool) map[str
 
 // autoscale adds the autoscaler bounds of one node group.
 //
-// Magnum's min_node_count is non-nullable with default 0, so 0 almost always
-// means "not given". Chart 0.27 cannot scale a group from zero: its
-// cluster-autoscaler Role only grants access to cluster.x-k8s.io objects, not
-// to the OpenStackMachineTemplates whose capacity scale-from-zero needs. A
-// node group's 0 therefore becomes 1, with a warning; a min_node_count label
-// of 0, which the user wrote, is an error. An unset maximum is the node
-// count. Groups whose bounds are equal are not autoscaled.
+// Magnum's min_node_count is non-nullable with default 0, so 0 often means
+// "not given". A minimum of 0 is therefore honoured (scale from zero) only
+// where someone wrote it: a min_node_count label (the default group), or a
+// node group that also has a max_node_count (openstack coe nodegroup create
+// --min-nodes 0 --max-nodes N); elsewhere it becomes 1, with a warning. It
+// also needs the flavor's capacity (see scaleFromZero). An unset maximum is
+// the node count. Groups whose bounds are equal are not autoscaled.
 func (b *builder) autoscale(ng NodeGroup, values map[string]any) {
 	min, minField := 0, nodeGroupField(ng, "min_node_count")
 	if ng.MinNodeCount != nil {
@@ -154,30 +156,24 @@ func (b *builder) autoscale(ng NodeGroup, values map[string]any) {
 	if ng.MaxNodeCount != nil {
 		max, maxSet = *ng.MaxNodeCount, true
 	}
+	zeroMeant := !ng.IsDefault && maxSet
 	if ng.IsDefault {
 		if v, ok := b.labels.integer("min_node_count"); ok {
-			min, minField = v, "labels.min_node_count"
-			if v == 0 {
-				const why = "at least 1 while auto_scaling_enabled is on: chart " + ChartVersion + " cannot scale a node group from zero"
-				if b.labels.given["min_node_count"] {
-					b.p.field(minField, "0", why)
-				} else {
-					b.p.config("values.labelDefaults.min_node_count", "0", "expected "+why)
-				}
-				return
-			}
+			min, minField, zeroMeant = v, "labels.min_node_count", true
 		}
 		if v, ok := b.labels.integer("max_node_count"); ok {
 			max, maxSet, maxField = v, true, "labels.max_node_count"
 		}
 	}
 	if min < 0 {
-		b.p.field(minField, fmt.Sprint(min), "a minimum of at least 1 node")
+		b.p.field(minField, fmt.Sprint(min), "a minimum of at least 0 nodes")
 		return
 	}
-	raised := min == 0
-	if raised {
-		min = 1
+	raised := ""
+	if min == 0 {
+		if raised = b.scaleFromZero(ng, zeroMeant); raised != "" {
+			min = 1
+		}
 	}
 	if !maxSet {
 		max = ng.NodeCount
@@ -196,8 +192,8 @@ func (b *builder) autoscale(ng NodeGroup, values map[string]any) {
 	if min == max {
 		return
 	}
-	if raised {
-		b.warn("node group %q: autoscaling minimum 0 (Magnum's default) is raised to 1: chart %s cannot scale from zero", ng.Name, ChartVersion)
+	if raised != "" {
+		b.warn("node group %q: autoscaling minimum 0 is raised to 1: %s", ng.Name, raised)
 	}
 	if ng.NodeCount < min || ng.NodeCount > max {
 		b.warn("node group %q: node_count %d is outside the autoscaling range %d–%d; the autoscaler decides the size", ng.Name, ng.NodeCount, min, max)
@@ -205,6 +201,23 @@ func (b *builder) autoscale(ng NodeGroup, values map[string]any) {
 	values["autoscale"] = true
 	values["machineCountMin"] = min
 	values["machineCountMax"] = max
+}
+
+// scaleFromZero says why a node group's minimum of 0 cannot stand ("" when
+// it can): 0 that nobody wrote is Magnum's default, and the autoscaler can
+// only grow a group from zero when it is told the nodes' capacity, which
+// comes from the flavor the sidecar looked up.
+func (b *builder) scaleFromZero(ng NodeGroup, meant bool) string {
+	switch {
+	case !meant && ng.IsDefault:
+		return "that is Magnum's default; the label min_node_count=0 scales the group from zero"
+	case !meant:
+		return "that is Magnum's default; a node group with a max_node_count too (--max-nodes) scales from zero"
+	}
+	if _, ok := b.groupFlavor(ng); !ok {
+		return "the flavor's capacity, which scaling from zero needs, is unknown (the flavor was not looked up)"
+	}
+	return ""
 }
 
 func cloneMap(m map[string]any) map[string]any {

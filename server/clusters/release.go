@@ -8,9 +8,12 @@ import (
 )
 
 // target is where the cluster's release lives, with the labels every
-// object of it carries.
+// object of it carries and, once op's values are rendered, the annotations
+// its MachineDeployments carry (scale from zero): every install and upgrade
+// renders them again, so they survive every later upgrade.
 func (op *operation) target() release.Target {
-	return release.Target{Getter: op.mc.Kube.HelmGetter(op.ns), Namespace: op.ns, Labels: clusterLabels(op.spec)}
+	return release.Target{Getter: op.mc.Kube.HelmGetter(op.ns), Namespace: op.ns, Labels: clusterLabels(op.spec),
+		MachineAnnotations: op.values.machineAnnotations}
 }
 
 // deployedRelease is the cluster's deployed release, nil when there is

@@ -13,6 +13,10 @@ type rendered struct {
 	warnings     []string
 	// serverGroupPolicy is the policy of server groups made for the cluster.
 	serverGroupPolicy string
+	// machineAnnotations go on node groups' MachineDeployments through the
+	// release's post-renderer (release.Target): the autoscaler's capacity
+	// annotations, computed from the flavors at every render.
+	machineAnnotations map[string]map[string]string
 }
 
 // render resolves OpenStack facts and builds the values. It writes nothing,
@@ -32,6 +36,7 @@ func (s *Service) render(ctx context.Context, caller Caller, spec Spec) (rendere
 		ExternalNetworkID: facts.ExternalNetworkID,
 		FixedNetworkID:    facts.FixedNetworkID,
 		FixedSubnetID:     facts.FixedSubnetID,
+		Flavors:           facts.Flavors,
 	}, s.cfg.Values)
 	if err != nil {
 		return rendered{}, err
@@ -39,5 +44,5 @@ func (s *Service) render(ctx context.Context, caller Caller, spec Spec) (rendere
 	for _, w := range res.Warnings {
 		s.log.InfoContext(ctx, "values warning", "stack_id", spec.Cluster.StackID, "warning", w)
 	}
-	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings, serverGroupPolicy: res.ServerGroupPolicy}, nil
+	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings, serverGroupPolicy: res.ServerGroupPolicy, machineAnnotations: res.MachineAnnotations}, nil
 }

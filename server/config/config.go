@@ -205,6 +205,12 @@ type Values struct {
 	KeepChartRegistryMirrors bool `mapstructure:"keepChartRegistryMirrors"`
 	// TrustedCAs are PEM files added to every node's trust store.
 	TrustedCAs []TrustedCA `mapstructure:"trustedCAs"`
+	// GPUPCIAliases are the Nova PCI aliases that are GPUs (scale from
+	// zero counts them in a flavor's pci_passthrough:alias).
+	GPUPCIAliases []string `mapstructure:"gpuPCIAliases"`
+	// GPUResourceName is the resource GPU nodes advertise; empty:
+	// nvidia.com/gpu.
+	GPUResourceName string `mapstructure:"gpuResourceName"`
 }
 
 // RegistryMirror is one registry's mirrors.

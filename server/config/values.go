@@ -24,6 +24,8 @@ func (c Config) ValuesConfig() (helmvalues.Config, error) {
 	v.KeystoneAuthURL = c.Values.KeystoneAuthURL
 	v.CSICinderDefaultVolumeType = c.Values.CSICinderDefaultVolumeType
 	v.KeepChartRegistryMirrors = c.Values.KeepChartRegistryMirrors
+	v.GPUPCIAliases = c.Values.GPUPCIAliases
+	v.GPUResourceName = c.Values.GPUResourceName
 	if len(c.Values.MirroredRegistries) > 0 {
 		v.MirroredRegistries = c.Values.MirroredRegistries
 	}

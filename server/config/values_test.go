@@ -32,13 +32,15 @@ func TestValuesConfig(t *testing.T) {
 			KeystoneAuthURL: "https://keystone.example.com/v3", CSICinderDefaultVolumeType: "fast",
 			RegistryMirrors:    []RegistryMirror{{Registry: "docker.io", Mirrors: []string{"https://m.example.com/v2/docker.io"}}},
 			MirroredRegistries: []string{"quay.io"}, KeepChartRegistryMirrors: true,
-			TrustedCAs: []TrustedCA{{Name: "site", File: ca}},
+			TrustedCAs:    []TrustedCA{{Name: "site", File: ca}},
+			GPUPCIAliases: []string{"a100"}, GPUResourceName: "amd.com/gpu",
 		}, func(v *helmvalues.Config) {
 			v.StrictLabels, v.LabelDefaults = true, map[string]string{"boot_volume_type": "ssd"}
 			v.KeystoneAuthURL, v.CSICinderDefaultVolumeType = "https://keystone.example.com/v3", "fast"
 			v.RegistryMirrors = map[string][]string{"docker.io": {"https://m.example.com/v2/docker.io"}}
 			v.MirroredRegistries, v.KeepChartRegistryMirrors = []string{"quay.io"}, true
 			v.TrustedCAs = map[string]string{"site": testCA}
+			v.GPUPCIAliases, v.GPUResourceName = []string{"a100"}, "amd.com/gpu"
 		}},
 	}
 	for _, tt := range tests {

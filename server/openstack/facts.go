@@ -15,7 +15,8 @@ import (
 // template's image (kube_version, os_distro) and the worker node groups' own
 // images where they differ from it, the external network, the
 // fixed network and subnet, the Cinder volume types, and (unless turned off)
-// that the node groups' flavors exist. The look-ups run concurrently; every
+// the node groups' flavors, which must exist (their capacity goes into the
+// autoscaler's annotations). The look-ups run concurrently; every
 // bad reference is reported at once, each a ReferenceError naming its field.
 func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts, error) {
 	sess, err := a.callerSession(ctx, caller)
@@ -29,6 +30,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		groupImages map[string]helmvalues.Image
 		nets        networkFacts
 		volumeTypes []helmvalues.VolumeType
+		found       map[string]helmvalues.Flavor
 		mu          sync.Mutex
 		errs        []error
 		wg          sync.WaitGroup
@@ -75,13 +77,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		return err
 	})
 	if !a.cfg.SkipFlavorCheck {
-		run(func() error {
-			nova, err := a.serviceFor(ctx, "compute", func() (*gophercloud.ServiceClient, error) { return openstack.NewComputeV2(sess.pc, eo) })
-			if err != nil {
-				return err
-			}
-			return checkFlavors(ctx, nova, objs, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
-		})
+		run(func() (err error) { found, err = a.flavors(ctx, sess, eo, objs); return err })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -94,6 +90,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		FixedNetworkID:    nets.fixedNetwork,
 		FixedSubnetID:     nets.fixedSubnet,
 		VolumeTypes:       volumeTypes,
+		Flavors:           found,
 	}, nil
 }
 
@@ -105,4 +102,13 @@ func (a *Adapter) serviceFor(ctx context.Context, service string, build func() (
 		return nil, apiError(ctx, service, "find the endpoint", callerToken, err)
 	}
 	return sc, nil
+}
+
+// flavors looks up and checks the node groups' flavors (checkFlavors).
+func (a *Adapter) flavors(ctx context.Context, sess *callerSession, eo gophercloud.EndpointOpts, objs Objects) (map[string]helmvalues.Flavor, error) {
+	nova, err := a.serviceFor(ctx, "compute", func() (*gophercloud.ServiceClient, error) { return openstack.NewComputeV2(sess.pc, eo) })
+	if err != nil {
+		return nil, err
+	}
+	return checkFlavors(ctx, nova, objs, flavorMinimums{ramMiB: a.cfg.MinFlavorRAMMiB, vcpus: a.cfg.MinFlavorVCPUs})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/test/openstackfake"
 )
 
 func TestFacts(t *testing.T) {
@@ -129,6 +130,7 @@ func TestFacts(t *testing.T) {
 					got.VolumeTypes[i].ID = "" // random in the fake
 				}
 				want.VolumeTypes = volumeTypes
+				got.Flavors = nil // TestFactsFlavors checks them
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("Facts =\n%+v\nwant\n%+v", got, want)
 				}
@@ -176,5 +178,34 @@ func TestFlavorMinimums(t *testing.T) {
 				t.Fatalf("flavor check off, yet %d compute requests", c.fake.Requests("compute"))
 			}
 		})
+	}
+}
+
+// TestFactsFlavors: Facts returns every node group's flavor with its extra
+// specs (GPUs), by the reference the node group holds, id or name, each
+// flavor looked up once.
+func TestFactsFlavors(t *testing.T) {
+	c := newFakeCloud(t, Config{})
+	vgpu := c.fake.AddFlavor(openstackfake.Flavor{Name: "g1.vgpu", RAM: 32768, VCPUs: 8, Disk: 80,
+		ExtraSpecs: map[string]string{"resources:VGPU": "1", "trait:CUSTOM_NVIDIA_A10": "required"}})
+	spec := Objects{
+		Template: helmvalues.ClusterTemplate{ImageID: c.kubeImage.ID},
+		NodeGroups: []helmvalues.NodeGroup{
+			{Name: "default-master", Role: "master", FlavorID: "m1.medium"},
+			{Name: "default-worker", Role: "worker", FlavorID: "m1.medium"},
+			{Name: "gpu", Role: "worker", FlavorID: vgpu.ID},
+		},
+	}
+	facts, err := c.adapter.Facts(context.Background(), c.caller, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]helmvalues.Flavor{
+		"m1.medium": {ID: c.medium.ID, Name: "m1.medium", VCPUs: 2, RAMMiB: 4096, DiskGiB: 40, ExtraSpecs: map[string]string{}},
+		vgpu.ID: {ID: vgpu.ID, Name: "g1.vgpu", VCPUs: 8, RAMMiB: 32768, DiskGiB: 80,
+			ExtraSpecs: map[string]string{"resources:VGPU": "1", "trait:CUSTOM_NVIDIA_A10": "required"}},
+	}
+	if !reflect.DeepEqual(facts.Flavors, want) {
+		t.Errorf("flavors %+v\nwant %+v", facts.Flavors, want)
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
+
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
 // flavorMinimums reject flavors too small for a Kubernetes node; zero means
@@ -19,17 +21,24 @@ type flavorMinimums struct{ ramMiB, vcpus int }
 type flavorRef struct{ field, value string }
 
 // checkFlavors checks that every flavor the cluster will boot exists for
-// the caller (by id or name) and meets the minimums. Node groups carry their
-// flavor; without node groups the cluster's and then the template's fields
-// are used. Each distinct flavor is looked up once.
-func checkFlavors(ctx context.Context, nova *gophercloud.ServiceClient, objs Objects, min flavorMinimums) error {
+// the caller (by id or name) and meets the minimums, and returns them with
+// their extra specs, by reference (what the values' capacity annotations are
+// made from). Node groups carry their flavor; without node groups the
+// cluster's and then the template's fields are used. Each distinct flavor is
+// looked up once.
+func checkFlavors(ctx context.Context, nova *gophercloud.ServiceClient, objs Objects, min flavorMinimums) (map[string]helmvalues.Flavor, error) {
 	var errs []error
 	checked := map[string]error{}
+	found := map[string]helmvalues.Flavor{}
 	for _, ref := range flavorRefs(objs) {
 		err, done := checked[ref.value]
 		if !done {
-			err = checkFlavor(ctx, nova, ref.value, min)
+			var fl helmvalues.Flavor
+			fl, err = checkFlavor(ctx, nova, ref.value, min)
 			checked[ref.value] = err
+			if err == nil {
+				found[ref.value] = fl
+			}
 		}
 		var problem *flavorProblem
 		switch {
@@ -39,7 +48,7 @@ func checkFlavors(ctx context.Context, nova *gophercloud.ServiceClient, objs Obj
 			errs = append(errs, err) // an outage: reported once
 		}
 	}
-	return errors.Join(errs...)
+	return found, errors.Join(errs...)
 }
 
 func flavorRefs(objs Objects) []flavorRef {
@@ -69,18 +78,37 @@ type flavorProblem struct{ text string }
 
 func (p *flavorProblem) Error() string { return p.text }
 
-func checkFlavor(ctx context.Context, nova *gophercloud.ServiceClient, ref string, min flavorMinimums) error {
+func checkFlavor(ctx context.Context, nova *gophercloud.ServiceClient, ref string, min flavorMinimums) (helmvalues.Flavor, error) {
 	fl, err := findFlavor(ctx, nova, ref)
 	if err != nil {
-		return err
+		return helmvalues.Flavor{}, err
 	}
 	if min.ramMiB > 0 && fl.RAM < min.ramMiB {
-		return &flavorProblem{fmt.Sprintf("flavor %s has %d MiB of RAM, at least %d MiB are needed", fl.Name, fl.RAM, min.ramMiB)}
+		return helmvalues.Flavor{}, &flavorProblem{fmt.Sprintf("flavor %s has %d MiB of RAM, at least %d MiB are needed", fl.Name, fl.RAM, min.ramMiB)}
 	}
 	if min.vcpus > 0 && fl.VCPUs < min.vcpus {
-		return &flavorProblem{fmt.Sprintf("flavor %s has %d vCPUs, at least %d are needed", fl.Name, fl.VCPUs, min.vcpus)}
+		return helmvalues.Flavor{}, &flavorProblem{fmt.Sprintf("flavor %s has %d vCPUs, at least %d are needed", fl.Name, fl.VCPUs, min.vcpus)}
 	}
-	return nil
+	specs, err := flavorExtraSpecs(ctx, nova, fl.ID)
+	if err != nil {
+		return helmvalues.Flavor{}, err
+	}
+	return helmvalues.Flavor{ID: fl.ID, Name: fl.Name, VCPUs: fl.VCPUs, RAMMiB: fl.RAM, DiskGiB: fl.Disk, ExtraSpecs: specs}, nil
+}
+
+// flavorExtraSpecs reads a flavor's extra specs (GET
+// /flavors/{id}/os-extra_specs: Nova shows them in the flavor itself only
+// from microversion 2.61). A cloud whose policy hides them from the caller
+// answers 403: the flavor then counts as having none (no GPUs).
+func flavorExtraSpecs(ctx context.Context, nova *gophercloud.ServiceClient, id string) (map[string]string, error) {
+	specs, err := flavors.ListExtraSpecs(ctx, nova, id).Extract()
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
+		return nil, nil
+	case err != nil:
+		return nil, apiError(ctx, "compute", "get the extra specs of flavor "+id, callerToken, err)
+	}
+	return specs, nil
 }
 
 // findFlavor tries the reference as a flavor id (Nova's ids are free-form:

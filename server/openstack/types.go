@@ -43,6 +43,10 @@ type Facts struct {
 	FixedNetworkID    string
 	FixedSubnetID     string
 	VolumeTypes       []helmvalues.VolumeType
+	// Flavors are the node groups' flavors with their extra specs, by the
+	// reference Magnum holds (id or name); empty when the flavor check is
+	// off (Config.SkipFlavorCheck, which only tests set).
+	Flavors map[string]helmvalues.Flavor
 }
 
 // Credential is a Keystone application credential made for one cluster,

@@ -63,14 +63,20 @@ type Target struct {
 	// Labels go on the release's storage Secrets and on every object the
 	// chart renders (the cluster's uuid and project).
 	Labels map[string]string
+	// MachineAnnotations go on node groups' MachineDeployments, by node
+	// group (the value of their capi.stackhpc.com/node-group label): what
+	// the chart has no value for, such as the cluster autoscaler's capacity
+	// annotations. Deploy renders them into every revision.
+	MachineAnnotations map[string]map[string]string
 }
 
-// postRenderer adds t's labels to the rendered objects; nil without labels.
+// postRenderer adds t's labels and machine annotations to the rendered
+// objects; nil when there are none.
 func (t Target) postRenderer() postrender.PostRenderer {
-	if len(t.Labels) == 0 {
+	if len(t.Labels) == 0 && len(t.MachineAnnotations) == 0 {
 		return nil
 	}
-	return labeller{labels: t.Labels}
+	return decorator{labels: t.Labels, machineAnnotations: t.MachineAnnotations}
 }
 
 // Release is what the driver needs to know about an installed release.

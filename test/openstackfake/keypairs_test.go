@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -115,5 +116,10 @@ func TestDocumentsClientsReadFirst(t *testing.T) {
 	fl := s.AddFlavor(Flavor{Name: "m1.small", RAM: 2048, VCPUs: 1, Disk: 20})
 	if code, body := get("/compute/v2.1/flavors/"+fl.ID+"/os-extra_specs", true); code != http.StatusOK || body["extra_specs"] == nil {
 		t.Errorf("extra specs: %d %v", code, body)
+	}
+	gpu := s.AddFlavor(Flavor{Name: "g1.large", RAM: 16384, VCPUs: 4, Disk: 40, ExtraSpecs: map[string]string{"resources:VGPU": "1"}})
+	if code, body := get("/compute/v2.1/flavors/"+gpu.ID+"/os-extra_specs", true); code != http.StatusOK ||
+		!reflect.DeepEqual(body["extra_specs"], map[string]any{"resources:VGPU": "1"}) {
+		t.Errorf("GPU flavor's extra specs: %d %v", code, body)
 	}
 }

@@ -27,12 +27,25 @@ func (s *Server) routeNova(mux *http.ServeMux) {
 	mux.HandleFunc("GET /compute/v2.1/{$}", version)
 }
 
-// flavorExtraSpecs: the fake's flavors have none.
+// flavorExtraSpecs answers with the flavor's extra specs in the recorded
+// envelope (Nova's {"extra_specs": {key: value}}, all strings).
 func (s *Server) flavorExtraSpecs(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	for _, m := range s.renderFlavors(tokenFrom(r)) {
 		if m["id"] == id {
-			writeBody(w, http.StatusOK, "application/json", fixture("nova-flavor-extra-specs.json", nil))
+			body := object("nova-flavor-extra-specs.json", nil)
+			specs := map[string]any{}
+			s.mu.Lock()
+			for _, f := range s.flavors {
+				if f.ID == id {
+					for k, v := range f.ExtraSpecs {
+						specs[k] = v
+					}
+				}
+			}
+			s.mu.Unlock()
+			body["extra_specs"] = specs
+			writeJSON(w, http.StatusOK, body)
 			return
 		}
 	}

@@ -81,6 +81,9 @@ type Flavor struct {
 	VCPUs   int
 	Disk    int  // GiB
 	Private bool // only the admin sees it
+	// ExtraSpecs are served by GET /flavors/{id}/os-extra_specs (e.g.
+	// resources:VGPU, pci_passthrough:alias for GPU flavors).
+	ExtraSpecs map[string]string
 }
 
 // Failure makes a service misbehave.
