@@ -16,8 +16,8 @@ import (
 // runs before anything else, as a gRPC request would arrive from the shim.
 // Bytes that decode either pass and convert to the domain's types without
 // panicking, or are refused with InvalidArgument naming the request field
-// (spec.*, context.*, certificates or certificates.*) in a message short enough for Magnum's
-// status_reason, whatever the input's size.
+// (spec.*, context.*, certificates or certificates.*) in a message short
+// enough for Magnum's status_reason, whatever the input's size.
 func FuzzRequestChecks(f *testing.F) {
 	valid := &pb.CreateClusterRequest{
 		Context:      &pb.RequestContext{AuthToken: "token", RequestId: "req-1"},
