@@ -66,15 +66,24 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 		}
 	}()
 	err = fn(opCtx)
-	// Release even when ctx is done: a Lease left behind makes the next
-	// operation wait for its TTL. But not for long: on a hung API server the
-	// caller must still get our answer (Unavailable) before its deadline.
-	releaseCtx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), lockReleaseTimeout)
-	rerr := lock.Release(releaseCtx)
-	cancelRelease()
-	if rerr != nil {
-		s.log.WarnContext(ctx, "releasing the cluster lease; retrying in the background", "stack_id", spec.Cluster.StackID, "err", rerr)
-		go s.releaseLater(ctx, lock, spec.Cluster.StackID)
+	if busy := s.releases.Busy(ns, spec.Cluster.StackID); busy != nil {
+		// The caller gave up while Helm was writing the release, which it
+		// finishes regardless (server/release/runs.go): the next operation
+		// must not start, on this replica or another, until it has.
+		s.log.WarnContext(ctx, "keeping the cluster lease until Helm has finished writing the release", "stack_id", spec.Cluster.StackID)
+		go s.releaseWhenSettled(ctx, lock, spec.Cluster.StackID, busy)
+	} else {
+		// Release even when ctx is done: a Lease left behind makes the next
+		// operation wait for its TTL. But not for long: on a hung API server
+		// the caller must still get our answer (Unavailable) before its
+		// deadline.
+		releaseCtx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), lockReleaseTimeout)
+		rerr := lock.Release(releaseCtx)
+		cancelRelease()
+		if rerr != nil {
+			s.log.WarnContext(ctx, "releasing the cluster lease; retrying in the background", "stack_id", spec.Cluster.StackID, "err", rerr)
+			go s.releaseLater(ctx, lock, spec.Cluster.StackID)
+		}
 	}
 	select {
 	case <-lock.Lost():
@@ -103,6 +112,25 @@ func (s *Service) releaseLater(ctx context.Context, lock *kube.Lock, stackID str
 		return
 	}
 	s.log.InfoContext(ctx, "released the cluster lease after the answer", "stack_id", stackID)
+}
+
+// lockSettleTimeout bounds how long a Lease is kept for a Helm action its
+// caller gave up on. The chart has no hooks or waits, so Helm only creates
+// or patches objects, in seconds; past this the API server is in trouble
+// and the Lease is released anyway (its TTL would free it too).
+const lockSettleTimeout = 5 * time.Minute
+
+// releaseWhenSettled keeps renewing the Lease until busy is closed, then
+// releases it as releaseLater does.
+func (s *Service) releaseWhenSettled(ctx context.Context, lock *kube.Lock, stackID string, busy <-chan struct{}) {
+	timer := time.NewTimer(lockSettleTimeout)
+	defer timer.Stop()
+	select {
+	case <-busy:
+	case <-timer.C:
+		s.log.WarnContext(ctx, "Helm is still writing the release; releasing the cluster lease all the same", "stack_id", stackID, "after", lockSettleTimeout)
+	}
+	s.releaseLater(ctx, lock, stackID)
 }
 
 // waitContext bounds the wait for a Lease: the caller's deadline less

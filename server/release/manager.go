@@ -42,6 +42,7 @@ type Manager struct {
 	opts      Options
 	log       *slog.Logger
 	discovery *sharedDiscovery
+	runs      runs
 }
 
 // NewManager returns a Manager; zero options get defaults.
@@ -124,7 +125,22 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 // A chart kind the shared REST mapping does not know makes Helm fail before
 // it writes anything; Deploy then refreshes discovery once and tries again
 // (the CRD may have been installed since the mapping was read).
-func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
+//
+// Helm runs to its end even when ctx ends first (runs.go): the caller then
+// gets ctx's error, and Busy stays open until Helm is done.
+func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
+	done, err := m.runs.begin(ctx, t.Namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return toTheEnd(ctx, m, "deploying release "+runKey(t.Namespace, name), func(ctx context.Context) (*Release, error) {
+		defer done()
+		return m.deployNow(ctx, t, name, ch, values)
+	})
+}
+
+// deployNow is Deploy on a context nobody cancels.
+func (m *Manager) deployNow(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
 	operation := "upgrade"
 	defer func(start time.Time) { m.observe(operation, start, &err) }(time.Now())
 	rel, operation, err := m.deploy(ctx, t, name, ch, values, false)
@@ -206,8 +222,14 @@ func (m *Manager) upgrade(ctx context.Context, cfg *action.Configuration, t Targ
 }
 
 // Uninstall removes the release; a release already gone is not an error.
-func (m *Manager) Uninstall(_ context.Context, t Target, name string) (err error) {
+// It first waits, within ctx, for a Deploy of the release still running.
+func (m *Manager) Uninstall(ctx context.Context, t Target, name string) (err error) {
 	defer m.observe("uninstall", time.Now(), &err)
+	done, err := m.runs.begin(ctx, t.Namespace, name)
+	if err != nil {
+		return err
+	}
+	defer done()
 	cfg, err := m.config(t)
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ func TestManagerOnTestbed(t *testing.T) {
 		{"pending-rollback", helmrelease.StatusPendingRollback, true},
 	}
 	t.Run("discovery shared and refreshed", func(t *testing.T) { testDiscoveryShared(t, env) })
+	t.Run("the caller gives up mid-install", func(t *testing.T) { testCallerGivesUp(t, env, values) })
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
