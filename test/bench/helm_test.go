@@ -20,6 +20,8 @@ type release struct {
 	status   string
 	revision int
 	manifest string
+	// values is the values document the revision was installed with.
+	values map[string]any
 }
 
 // latestRelease reads the newest release record of name in ns; ok is false
@@ -43,33 +45,34 @@ func latestRelease(ctx context.Context, kube client.Client, ns, name string) (re
 	if newest == nil {
 		return release{}, false, nil
 	}
-	manifest, err := decodeManifest(newest.Data["release"])
+	manifest, values, err := decodeRelease(newest.Data["release"])
 	if err != nil {
 		return release{}, false, fmt.Errorf("helm record %s: %w", newest.Name, err)
 	}
-	return release{status: newest.Labels["status"], revision: best, manifest: manifest}, true, nil
+	return release{status: newest.Labels["status"], revision: best, manifest: manifest, values: values}, true, nil
 }
 
-// decodeManifest reads the rendered manifest out of Helm's encoding of a
-// release: base64 of gzipped JSON.
-func decodeManifest(data []byte) (string, error) {
+// decodeRelease reads the rendered manifest and the values out of Helm's
+// encoding of a release: base64 of gzipped JSON.
+func decodeRelease(data []byte) (string, map[string]any, error) {
 	raw, err := base64.StdEncoding.DecodeString(string(data))
 	if err != nil {
-		return "", fmt.Errorf("release payload is not base64: %w", err)
+		return "", nil, fmt.Errorf("release payload is not base64: %w", err)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(raw))
 	if err != nil {
-		return "", fmt.Errorf("release payload is not gzip: %w", err)
+		return "", nil, fmt.Errorf("release payload is not gzip: %w", err)
 	}
 	plain, err := io.ReadAll(zr)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var rel struct {
-		Manifest string `json:"manifest"`
+		Manifest string         `json:"manifest"`
+		Config   map[string]any `json:"config"`
 	}
 	if err := json.Unmarshal(plain, &rel); err != nil {
-		return "", fmt.Errorf("release payload is not JSON: %w", err)
+		return "", nil, fmt.Errorf("release payload is not JSON: %w", err)
 	}
-	return rel.Manifest, nil
+	return rel.Manifest, rel.Config, nil
 }
