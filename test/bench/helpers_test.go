@@ -146,6 +146,15 @@ func TestBenchConfig(t *testing.T) {
 	if c.Log.Level != "info" || c.OpenStack.Timeout != 3*time.Minute {
 		t.Errorf("log.level %q, openstack.timeout %s; want info and 3m", c.Log.Level, c.OpenStack.Timeout)
 	}
+	if len(c.ManagementClusters) == 0 {
+		t.Fatal("the stack's sidecar configuration has no management cluster")
+	}
+	for _, mc := range c.ManagementClusters {
+		if mc.QPS != benchQPS || mc.Burst != benchBurst || mc.RequestTimeout != benchRequestTimeout {
+			t.Errorf("management cluster %s: qps %v, burst %d, requestTimeout %s; want %v, %d, %s",
+				mc.Name, mc.QPS, mc.Burst, mc.RequestTimeout, benchQPS, benchBurst, benchRequestTimeout)
+		}
+	}
 }
 
 // TestParseStatusHistogram: the buckets of successful GetClusterStatus
