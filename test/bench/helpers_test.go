@@ -178,3 +178,29 @@ magnum_capi_rpc_duration_seconds_sum{code="OK",method="/magnumcapi.v1.DriverServ
 		t.Error("no GetClusterStatus series: want an error")
 	}
 }
+
+// TestParseHelmSeconds: the seconds and count of successful Helm
+// operations, by operation, from the sidecar's /metrics.
+func TestParseHelmSeconds(t *testing.T) {
+	raw := []byte(`# TYPE magnum_capi_helm_operation_duration_seconds histogram
+magnum_capi_helm_operation_duration_seconds_bucket{operation="install",outcome="success",le="1"} 2
+magnum_capi_helm_operation_duration_seconds_sum{operation="install",outcome="success"} 1.5
+magnum_capi_helm_operation_duration_seconds_count{operation="install",outcome="success"} 3
+magnum_capi_helm_operation_duration_seconds_sum{operation="install",outcome="error"} 9
+magnum_capi_helm_operation_duration_seconds_count{operation="install",outcome="error"} 1
+magnum_capi_helm_operation_duration_seconds_sum{operation="upgrade",outcome="success"} 0.25
+magnum_capi_helm_operation_duration_seconds_count{operation="upgrade",outcome="success"} 1
+magnum_capi_rpc_duration_seconds_sum{method="/x",code="OK"} 7
+`)
+	got, err := parseHelmSeconds(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{"install": {1.5, 3}, "upgrade": {0.25, 1}}
+	if len(got) != len(want) || got["install"] != want["install"] || got["upgrade"] != want["upgrade"] {
+		t.Errorf("parseHelmSeconds = %v, want %v", got, want)
+	}
+	if _, err := parseHelmSeconds([]byte("magnum_capi_helm_operation_duration_seconds_sum{operation=\"get\",outcome=\"success\"} x\n")); err == nil {
+		t.Error("a value that is not a number was accepted")
+	}
+}

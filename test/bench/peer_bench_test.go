@@ -44,7 +44,14 @@ func BenchmarkPeer(b *testing.B) {
 	peerHelm(b)
 	rounds := envInt(b, "MAGNUM_CAPI_BENCH_PEER_ROUNDS", 7)
 	ns := helmvalues.Namespace("magnum", w.stack.Info.Project.ID)
-	r := &peerRace{b: b, w: w, ns: ns}
+	// Ours is the real binary, so its own metrics say how much of each RPC
+	// was Helm's.
+	proc := startProcess(b, w, binary(b, w))
+	r := &peerRace{b: b, w: w, ns: ns, driver: proc.Driver}
+	helmBefore, err := proc.helmSeconds()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for i := range rounds {
 		order := peerRotations[i%len(peerRotations)]
 		for _, who := range order {
@@ -54,15 +61,20 @@ func BenchmarkPeer(b *testing.B) {
 			r.upgrade(i, who, r.name(i, who))
 		}
 	}
-	r.report()
+	helmAfter, err := proc.helmSeconds()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r.report(helmBefore, helmAfter)
 	r.cleanup()
 }
 
 // peerRace holds the rounds' clusters, template and times.
 type peerRace struct {
-	b  *testing.B
-	w  *world
-	ns string
+	b      *testing.B
+	w      *world
+	ns     string
+	driver pb.DriverServiceClient
 	// ourClusters are the RPC's clusters by round.
 	ourClusters map[int]*cluster
 	// peerNames and floorObjects are what the others made, for the cleanup.
@@ -97,7 +109,7 @@ func (r *peerRace) create(i int, who contestant, name string) {
 	case ours:
 		c := newCluster(b, r.w, fmt.Sprintf("peer-%d", i), 2)
 		start := time.Now()
-		if err := c.create(ctx, r.w.driver); err != nil {
+		if err := c.create(ctx, r.driver); err != nil {
 			b.Fatal(err)
 		}
 		took = time.Since(start)
@@ -142,7 +154,7 @@ func (r *peerRace) upgrade(i int, who contestant, name string) {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		if _, err := r.w.driver.ResizeCluster(ctx, req); err != nil {
+		if _, err := r.driver.ResizeCluster(ctx, req); err != nil {
 			b.Fatalf("ResizeCluster %s: %v", c.Spec.Cluster.StackId, err)
 		}
 		took = time.Since(start)
@@ -211,16 +223,21 @@ func resizeRequest(c *cluster, group string, n int32) (*pb.ResizeClusterRequest,
 	return nil, fmt.Errorf("cluster %s has no node group %s", c.Spec.Cluster.Name, group)
 }
 
-func (r *peerRace) report() {
+func (r *peerRace) report(helmBefore, helmAfter map[string][2]float64) {
 	b := r.b
 	for _, phase := range []struct {
-		name  string
-		times [3][]time.Duration
-	}{{"create", r.createTimes}, {"upgrade", r.upgradeTimes}} {
+		name, helm string
+		times      [3][]time.Duration
+	}{{"create", "install", r.createTimes}, {"upgrade", "upgrade", r.upgradeTimes}} {
 		var med [3]time.Duration
 		for who := range med {
 			med[who] = median(phase.times[who])
 			b.Logf("%s, %s: %s (median %s)", phase.name, contestantNames[who], durations(phase.times[who]), med[who])
+		}
+		if n := helmAfter[phase.helm][1] - helmBefore[phase.helm][1]; n > 0 {
+			helm := time.Duration((helmAfter[phase.helm][0] - helmBefore[phase.helm][0]) / n * float64(time.Second))
+			b.Logf("%s, ours: Helm's %s took %s on average (the sidecar's metrics, %.0f operations) of the RPC's %s on average",
+				phase.name, phase.helm, helm.Round(time.Millisecond), n, mean(phase.times[ours]).Round(time.Millisecond))
 		}
 		ratio := func(x, y contestant) float64 { return float64(med[x]) / float64(med[y]) }
 		b.Logf("%s ratios of the medians: ours/peer %.2f, ours/floor %.2f, peer/floor %.2f",
@@ -246,7 +263,7 @@ func (r *peerRace) cleanup() {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(r.ourClusters)+len(r.peerNames))
 	for _, c := range r.ourClusters {
-		wg.Go(func() { errs <- c.delete(r.w.driver, 10*time.Minute) })
+		wg.Go(func() { errs <- c.delete(r.driver, 10*time.Minute) })
 	}
 	for _, name := range r.peerNames {
 		ctx, cancel := r.ctx()

@@ -215,3 +215,42 @@ func histogramShare(before, after map[float64]float64, bound, p float64) (within
 	}
 	return within, math.Inf(1)
 }
+
+// helmSeconds reads the process's helm_operation_duration_seconds: the
+// seconds spent and the count of successful operations, by operation
+// (install, upgrade, ...).
+func (p *process) helmSeconds() (map[string][2]float64, error) {
+	raw, err := p.get("/metrics")
+	if err != nil {
+		return nil, err
+	}
+	return parseHelmSeconds(raw)
+}
+
+func parseHelmSeconds(raw []byte) (map[string][2]float64, error) {
+	out := map[string][2]float64{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		series, value, ok := strings.Cut(line, " ")
+		if !ok || !strings.HasPrefix(series, "magnum_capi_helm_operation_duration_seconds_") || !strings.Contains(series, `outcome="success"`) {
+			continue
+		}
+		i := 0
+		switch {
+		case strings.HasPrefix(series, "magnum_capi_helm_operation_duration_seconds_sum{"):
+		case strings.HasPrefix(series, "magnum_capi_helm_operation_duration_seconds_count{"):
+			i = 1
+		default:
+			continue
+		}
+		_, op, _ := strings.Cut(series, `operation="`)
+		op, _, _ = strings.Cut(op, `"`)
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return nil, fmt.Errorf("/metrics: %q: %w", line, err)
+		}
+		got := out[op]
+		got[i] = v
+		out[op] = got
+	}
+	return out, nil
+}
