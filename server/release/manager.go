@@ -133,6 +133,11 @@ func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.C
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// Nothing written yet: no reason to start.
+		done()
+		return nil, fmt.Errorf("deploying release %s: %w", runKey(t.Namespace, name), err)
+	}
 	return toTheEnd(ctx, m, "deploying release "+runKey(t.Namespace, name), func(ctx context.Context) (*Release, error) {
 		defer done()
 		return m.deployNow(ctx, t, name, ch, values)

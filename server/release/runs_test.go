@@ -148,3 +148,19 @@ func testCallerGivesUp(t *testing.T, env *testbed.Env, values map[string]any) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// TestDeployAfterTheCallerGaveUp: a Deploy whose context has already ended
+// starts nothing (no Helm action, no run left busy).
+func TestDeployAfterTheCallerGaveUp(t *testing.T) {
+	m := NewManager(Options{}, quiet())
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	// A Target without a getter: any attempt to reach a cluster would fail
+	// differently.
+	if _, err := m.Deploy(ctx, Target{Namespace: "ns"}, "demo", nil, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Deploy after the caller gave up: %v, want Canceled", err)
+	}
+	if m.Busy("ns", "demo") != nil {
+		t.Error("a run is left busy")
+	}
+}
