@@ -25,6 +25,20 @@ func notFound(err error) bool {
 	return errors.As(err, &cliErr) && (strings.Contains(cliErr.Output, "could not be found") || strings.Contains(cliErr.Output, "(HTTP 404)"))
 }
 
+// halfDestroyed says err is Magnum's answer to a show of a cluster its
+// periodic sync is removing: on DELETE_COMPLETE it destroys the cluster's
+// node groups one by one, each in its own transaction, and the cluster
+// last (magnum/service/periodic.py, Magnum 15 to 23), so a show in between
+// finds a cluster whose master_count (the sum of its master node groups)
+// is 0, which the API's own type refuses: "Invalid input for
+// field/attribute master_count (HTTP 400)". A Magnum defect every driver
+// meets (seen in Magnum 20's lane); the next show answers 404.
+func halfDestroyed(err error) bool {
+	var cliErr *CLIError
+	return errors.As(err, &cliErr) && strings.Contains(cliErr.Output, "(HTTP 400)") &&
+		(strings.Contains(cliErr.Output, "field/attribute master_count") || strings.Contains(cliErr.Output, "field/attribute node_count"))
+}
+
 // Transition is a status a waiting test saw, and when.
 type Transition struct {
 	Status, Reason string
@@ -61,6 +75,19 @@ func (l *Lane) WaitFrom(ctx context.Context, what string, args []string, want st
 				l.Watch(seen[len(seen)-1])
 			}
 			return nil, seen, nil
+		case want == "gone" && what == "cluster" && halfDestroyed(err):
+			if len(seen) == 0 || seen[len(seen)-1].Status != "half destroyed by Magnum" {
+				seen = append(seen, Transition{Status: "half destroyed by Magnum", After: time.Since(start)})
+			}
+			if time.Since(start) > timeout {
+				return nil, seen, fmt.Errorf("coe %s %s: Magnum still refuses to show it after %s: %w", what, strings.Join(args, " "), timeout, err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, seen, ctx.Err()
+			case <-time.After(pollEvery):
+			}
+			continue
 		case err != nil:
 			return nil, seen, err
 		}
