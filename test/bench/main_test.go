@@ -50,6 +50,7 @@ func TestMain(m *testing.M) {
 	if shared != nil {
 		shared.stop()
 	}
+	removePeer()
 	os.Exit(code)
 }
 

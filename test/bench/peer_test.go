@@ -54,6 +54,18 @@ func peerHelm(b *testing.B) string {
 	return peerBin
 }
 
+// removePeer removes the helm CLI built for the benchmarks and the
+// processes' home (their repository caches).
+func removePeer() {
+	if peerBin != "" {
+		_ = os.RemoveAll(filepath.Dir(peerBin))
+	}
+	_ = os.RemoveAll(peerHome())
+}
+
+// peerHome is the helm processes' HOME.
+func peerHome() string { return filepath.Join(os.TempDir(), "bench-peer-home") }
+
 // peerRun is one helm process: its wall time and peak resident memory.
 type peerRun struct {
 	took   time.Duration
@@ -83,7 +95,7 @@ func runPeer(ctx context.Context, bin string, stdin []byte, args ...string) (pee
 	cmd := exec.CommandContext(ctx, bin, args...)
 	// The CLI's caches and config in a directory of its own, as for a
 	// conductor's user: the index is fetched by each process all the same.
-	home := filepath.Join(os.TempDir(), "bench-peer-home")
+	home := peerHome()
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME="+home+"/cache", "XDG_CONFIG_HOME="+home+"/config", "XDG_DATA_HOME="+home+"/data")
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out bytes.Buffer
