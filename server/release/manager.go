@@ -43,6 +43,9 @@ type Manager struct {
 	log       *slog.Logger
 	discovery *sharedDiscovery
 	runs      runs
+	// sequentialWrites leaves Helm's own one-by-one writes in place of
+	// concurrentWrites: the baseline BenchmarkDeploy measures against.
+	sequentialWrites bool
 }
 
 // NewManager returns a Manager; zero options get defaults.
@@ -112,6 +115,9 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 	// Objects without a namespace in the chart go to the release namespace.
 	if kc, ok := cfg.KubeClient.(*helmkube.Client); ok {
 		kc.Namespace = t.Namespace
+		if !m.sequentialWrites {
+			cfg.KubeClient = concurrentWrites{kc}
+		}
 	}
 	return cfg, nil
 }

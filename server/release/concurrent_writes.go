@@ -1,0 +1,129 @@
+package release
+
+import (
+	"errors"
+	"sync"
+
+	helmkube "helm.sh/helm/v3/pkg/kube"
+	"k8s.io/cli-runtime/pkg/resource"
+)
+
+// Helm 3 writes a release's objects one round trip after another: an
+// upgrade reads every object (twice when it has not changed) and patches
+// it before it turns to the next, an install creates them kind by kind.
+// Through CAPI's conversion and validation webhooks that is most of a
+// create and nearly all of a resize (docs/benchmarks.md, "Side by side with
+// the peer"). The objects of one release do not depend on each other at
+// write time — Cluster API's controllers reconcile references whatever the
+// order — so concurrentWrites does each object's own reads and writes side
+// by side, with Helm's own code for each object, and leaves everything
+// else to Helm: the release record, its history, hooks, rollback, adoption
+// and the three-way merge all stay Helm's.
+
+// maxConcurrentWrites bounds the requests one action has in flight: the
+// openstack-cluster chart renders about 35 objects; a larger chart waits
+// its turn instead of opening hundreds of streams at once.
+const maxConcurrentWrites = 32
+
+// concurrentWrites is Helm's kube client whose Create and Update write the
+// objects concurrently.
+type concurrentWrites struct {
+	*helmkube.Client
+}
+
+// firstWave are the kinds other objects can need at admission: a namespace
+// before what goes in it, a CRD before its resources, the quota, limits,
+// priority and service accounts a Pod is admitted against. They are written
+// before the rest, as Helm's install order has them.
+var firstWave = map[string]bool{
+	"Namespace": true, "CustomResourceDefinition": true, "PriorityClass": true,
+	"ResourceQuota": true, "LimitRange": true, "ServiceAccount": true,
+}
+
+// waves splits the objects into those written first and the rest, each in
+// the order given.
+func waves(resources helmkube.ResourceList) []helmkube.ResourceList {
+	var first, rest helmkube.ResourceList
+	for _, info := range resources {
+		if firstWave[info.Object.GetObjectKind().GroupVersionKind().Kind] {
+			first = append(first, info)
+		} else {
+			rest = append(rest, info)
+		}
+	}
+	var out []helmkube.ResourceList
+	for _, w := range []helmkube.ResourceList{first, rest} {
+		if len(w) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Create creates every object, the first wave before the rest, each with
+// Helm's own create (conflict retries, field manager, refresh).
+func (c concurrentWrites) Create(resources helmkube.ResourceList) (*helmkube.Result, error) {
+	if len(resources) == 0 {
+		return c.Client.Create(resources) // Helm's own answer to nothing to do
+	}
+	for _, wave := range waves(resources) {
+		_, err := eachObject(wave, func(info *resource.Info) (*helmkube.Result, error) {
+			return c.Client.Create(helmkube.ResourceList{info})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &helmkube.Result{Created: resources}, nil
+}
+
+// Update brings each target object up to date concurrently — Helm's own
+// update of that one object against its own original — and then, as Helm
+// does, only if every object was brought up to date, deletes the originals
+// the target no longer has (a "keep" resource policy still keeps them).
+// The result lists every object created, updated and deleted, whatever
+// failed, for Helm's cleanup.
+func (c concurrentWrites) Update(original, target helmkube.ResourceList, force bool) (*helmkube.Result, error) {
+	res, err := eachObject(target, func(info *resource.Info) (*helmkube.Result, error) {
+		var orig helmkube.ResourceList
+		if o := original.Get(info); o != nil {
+			orig = helmkube.ResourceList{o}
+		}
+		return c.Client.Update(orig, helmkube.ResourceList{info}, force)
+	})
+	if err != nil {
+		return res, err
+	}
+	gone, err := eachObject(original.Difference(target), func(info *resource.Info) (*helmkube.Result, error) {
+		return c.Client.Update(helmkube.ResourceList{info}, nil, force)
+	})
+	res.Deleted = gone.Deleted
+	return res, err
+}
+
+// eachObject runs write on every object, at most maxConcurrentWrites at a
+// time, and gathers the results in the objects' order and every error.
+func eachObject(list helmkube.ResourceList, write func(*resource.Info) (*helmkube.Result, error)) (*helmkube.Result, error) {
+	results := make([]*helmkube.Result, len(list))
+	errs := make([]error, len(list))
+	slots := make(chan struct{}, maxConcurrentWrites)
+	var wg sync.WaitGroup
+	for i, info := range list {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			results[i], errs[i] = write(info)
+		}()
+	}
+	wg.Wait()
+	all := &helmkube.Result{}
+	for _, r := range results {
+		if r != nil {
+			all.Created = append(all.Created, r.Created...)
+			all.Updated = append(all.Updated, r.Updated...)
+			all.Deleted = append(all.Deleted, r.Deleted...)
+		}
+	}
+	return all, errors.Join(errs...)
+}

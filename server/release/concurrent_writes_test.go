@@ -1,0 +1,125 @@
+package release
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	helmkube "helm.sh/helm/v3/pkg/kube"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/testbed"
+	"github.com/magnum-capi/magnum-capi/test/testchart"
+)
+
+func TestWaves(t *testing.T) {
+	tests := []struct {
+		name  string
+		kinds []string
+		want  [][]string
+	}{
+		{"nothing", nil, nil},
+		{"only objects of the second wave, order kept", []string{"Secret", "Cluster", "KubeadmControlPlane", "Secret"},
+			[][]string{{"Secret", "Cluster", "KubeadmControlPlane", "Secret"}}},
+		{"namespace and CRD first", []string{"Secret", "Namespace", "Cluster", "CustomResourceDefinition"},
+			[][]string{{"Namespace", "CustomResourceDefinition"}, {"Secret", "Cluster"}}},
+		{"what a Pod is admitted against first", []string{"Deployment", "ServiceAccount", "ResourceQuota", "LimitRange", "PriorityClass"},
+			[][]string{{"ServiceAccount", "ResourceQuota", "LimitRange", "PriorityClass"}, {"Deployment"}}},
+		{"only the first wave", []string{"Namespace"}, [][]string{{"Namespace"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var list helmkube.ResourceList
+			for _, k := range tt.kinds {
+				u := &unstructured.Unstructured{}
+				u.SetKind(k)
+				list = append(list, &resource.Info{Object: u})
+			}
+			var got [][]string
+			for _, w := range waves(list) {
+				var kinds []string
+				for _, info := range w {
+					kinds = append(kinds, info.Object.GetObjectKind().GroupVersionKind().Kind)
+				}
+				got = append(got, kinds)
+			}
+			if !slices.EqualFunc(got, tt.want, slices.Equal) {
+				t.Errorf("waves %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// testConcurrentUpgrade: an upgrade that changes one node group, removes
+// another and adds a third, written concurrently, leaves exactly the new
+// release's node groups; one that the API server refuses for one object
+// fails naming it and deletes nothing, as Helm's own writes do.
+func testConcurrentUpgrade(t *testing.T, env *testbed.Env, kc *kube.Cluster, values map[string]any) {
+	ctx := t.Context()
+	const ns, name = "release-concurrent", "demo"
+	if err := kc.EnsureNamespace(ctx, ns, nil); err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Options{HistoryMax: 3}, quiet())
+	target := Target{Getter: kc.HelmGetter(ns), Namespace: ns}
+	groups := func(counts map[string]any) map[string]any {
+		v := withWorkers(values, 1)
+		var list []any
+		for _, g := range []string{"group-1", "group-2", "group-3"} {
+			if c, ok := counts[g]; ok {
+				list = append(list, map[string]any{"name": g, "machineFlavor": "vm.small", "machineCount": c})
+			}
+		}
+		v["nodeGroups"] = list
+		return v
+	}
+	deploy(t, m, target, name, groups(map[string]any{"group-1": 1, "group-2": 1}), 1)
+	deploy(t, m, target, name, groups(map[string]any{"group-1": 3, "group-3": 2}), 2)
+	wantGroups(ctx, t, env, ns, map[string]int32{name + "-group-1": 3, name + "-group-3": 2})
+
+	ch, err := testchart.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A replica count that is not a number: the API server refuses the
+	// patch of group-3's MachineDeployment; group-1 must not be deleted.
+	_, err = m.Deploy(ctx, target, name, ch, groups(map[string]any{"group-3": "many"}))
+	if err == nil || !strings.Contains(err.Error(), "cannot patch \""+name+"-group-3\"") {
+		t.Fatalf("upgrade with a refused object: %v, want the refused patch of %s-group-3", err, name)
+	}
+	wantGroups(ctx, t, env, ns, map[string]int32{name + "-group-1": 3, name + "-group-3": 2})
+	if err := m.Uninstall(ctx, target, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantGroups checks the namespace has exactly these MachineDeployments
+// with these replica counts.
+func wantGroups(ctx context.Context, t *testing.T, env *testbed.Env, ns string, want map[string]int32) {
+	t.Helper()
+	var mds clusterv1.MachineDeploymentList
+	if err := env.Client.List(ctx, &mds, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int32{}
+	for _, md := range mds.Items {
+		if md.DeletionTimestamp == nil && md.Spec.Replicas != nil {
+			got[md.Name] = *md.Spec.Replicas
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("MachineDeployments %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("MachineDeployments %v, want %v", got, want)
+			break
+		}
+	}
+}
