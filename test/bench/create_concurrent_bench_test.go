@@ -17,6 +17,7 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 )
 
@@ -37,23 +38,14 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 
 	w.counter.reset()
 	took := make([]time.Duration, n)
-	errs := make([]error, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, c := range clusters {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-			defer cancel()
-			<-start
-			t0 := time.Now()
-			errs[i] = c.create(ctx, w.driver)
-			took[i] = time.Since(t0)
-		})
-	}
-	began := time.Now()
-	close(start)
-	wg.Wait()
-	wall := time.Since(began)
+	wall, errs := burst(n, func(i int) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+		defer cancel()
+		t0 := time.Now()
+		err := clusters[i].create(ctx, w.driver)
+		took[i] = time.Since(t0)
+		return err
+	})
 
 	failed := 0
 	for i, err := range errs {
@@ -97,7 +89,7 @@ func BenchmarkCreateConcurrent(b *testing.B) {
 	// The deletes clean up (the target is about creates), 20 at a time: 200
 	// at once on this 2-core machine kept the API server busy past the
 	// sidecar's 30 s request timeout for Helm's release lookups.
-	deleteTook := deleteAll(b, w, clusters, 15*time.Minute)
+	deleteTook := deleteAll(b, w.driver, clusters, 15*time.Minute)
 	b.Logf("deleted %d clusters, %d at a time, in %s (DELETE_COMPLETE through status polls)", n-failed, deleteParallel, deleteTook.Round(time.Second))
 	for _, leak := range leftovers(b, w.kube, ns, clusters) {
 		b.Errorf("left after delete: %s", leak)
@@ -111,7 +103,7 @@ const deleteParallel = 20
 // deleteAll deletes the clusters that were created, deleteParallel at a
 // time, each to DELETE_COMPLETE within timeout; failures are the
 // benchmark's errors. It returns how long it took.
-func deleteAll(b *testing.B, w *world, clusters []*cluster, timeout time.Duration) time.Duration {
+func deleteAll(b *testing.B, driver pb.DriverServiceClient, clusters []*cluster, timeout time.Duration) time.Duration {
 	start := time.Now()
 	errs := make([]error, len(clusters))
 	slots := make(chan struct{}, deleteParallel)
@@ -123,7 +115,7 @@ func deleteAll(b *testing.B, w *world, clusters []*cluster, timeout time.Duratio
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			errs[i] = c.delete(w.driver, timeout)
+			errs[i] = c.delete(driver, timeout)
 		})
 	}
 	wg.Wait()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -260,14 +259,15 @@ func (r *peerRace) report(helmBefore, helmAfter map[string][2]float64) {
 // controllers delete what a Cluster owns).
 func (r *peerRace) cleanup() {
 	b := r.b
-	var wg sync.WaitGroup
-	errs := make(chan error, len(r.ourClusters)+len(r.peerNames))
+	ours := make([]*cluster, 0, len(r.ourClusters))
 	for _, c := range r.ourClusters {
-		wg.Go(func() { errs <- c.delete(r.driver, 10*time.Minute) })
+		ours = append(ours, c)
 	}
 	for _, name := range r.peerNames {
 		ctx, cancel := r.ctx()
-		errs <- peerUninstall(ctx, b, r.w, name, r.ns)
+		if err := peerUninstall(ctx, b, r.w, name, r.ns); err != nil {
+			b.Error(err)
+		}
 		cancel()
 	}
 	ctx, cancel := r.ctx()
@@ -277,11 +277,5 @@ func (r *peerRace) cleanup() {
 			b.Errorf("deleting floor %s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			b.Error(err)
-		}
-	}
+	deleteAll(b, r.driver, ours, 10*time.Minute)
 }

@@ -91,7 +91,7 @@ func BenchmarkPeerBurst(b *testing.B) {
 	b.ReportMetric(peerSum/peak.rss["sidecar"], "memory-peer/ours")
 	b.ReportMetric(0, "ns/op")
 
-	deleteAll(b, w, clusters, 15*time.Minute)
+	deleteAll(b, p.Driver, clusters, 15*time.Minute)
 	burst(len(names), func(i int) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()

@@ -88,7 +88,7 @@ func BenchmarkTestBed(b *testing.B) {
 	b.ReportMetric(resting["capi-controllers"], "controllers-MiB")
 	b.ReportMetric(0, "ns/op")
 
-	deleteTook := deleteAll(b, w, clusters, 30*time.Minute)
+	deleteTook := deleteAll(b, w.driver, clusters, 30*time.Minute)
 	after := map[string]float64{}
 	for name, pid := range procs {
 		if rss, _, err := pidMemory(pid); err == nil {
