@@ -78,15 +78,21 @@ func (c concurrentWrites) Create(resources helmkube.ResourceList) (*helmkube.Res
 }
 
 // Update brings each target object up to date concurrently — Helm's own
-// update of that one object against its own original — and then, as Helm
+// update of that one object against its own original, or for a custom
+// resource the same update with fewer requests (concurrent_update.go) —
+// and then, as Helm
 // does, only if every object was brought up to date, deletes the originals
 // the target no longer has (a "keep" resource policy still keeps them).
 // The result lists every object created, updated and deleted, whatever
 // failed, for Helm's cleanup.
 func (c concurrentWrites) Update(original, target helmkube.ResourceList, force bool) (*helmkube.Result, error) {
 	res, err := eachObject(target, func(info *resource.Info) (*helmkube.Result, error) {
+		o := original.Get(info)
+		if !force && isUnstructured(info) {
+			return c.updateUnstructured(info, o)
+		}
 		var orig helmkube.ResourceList
-		if o := original.Get(info); o != nil {
+		if o != nil {
 			orig = helmkube.ResourceList{o}
 		}
 		return c.Client.Update(orig, helmkube.ResourceList{info}, force)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -121,5 +122,62 @@ func wantGroups(ctx context.Context, t *testing.T, env *testbed.Env, ns string, 
 			t.Errorf("MachineDeployments %v, want %v", got, want)
 			break
 		}
+	}
+}
+
+func TestMergePatch(t *testing.T) {
+	obj := func(labels map[string]string, replicas any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "MachineDeployment",
+			"metadata": map[string]any{"name": "demo-group-1"},
+			"spec":     map[string]any{"replicas": replicas},
+		}}
+		if labels != nil {
+			u.SetLabels(labels)
+		}
+		return u
+	}
+	helm := map[string]string{"app.kubernetes.io/managed-by": "Helm", "app": "demo"}
+	tests := []struct {
+		name               string
+		base, target, live *unstructured.Unstructured
+		want               string
+	}{
+		{"Helm's ownership labels the object already has: nothing to patch",
+			obj(map[string]string{"app": "demo"}, int64(2)), obj(helm, int64(2)), obj(helm, int64(2)), `{}`},
+		{"a new count, and only it",
+			obj(map[string]string{"app": "demo"}, int64(2)), obj(helm, int64(3)), obj(helm, int64(2)), `{"spec":{"replicas":3}}`},
+		{"ownership labels the object lacks are written",
+			obj(map[string]string{"app": "demo"}, int64(2)), obj(helm, int64(2)), obj(map[string]string{"app": "demo"}, int64(2)),
+			`{"metadata":{"labels":{"app.kubernetes.io/managed-by":"Helm"}}}`},
+		{"a label changed by hand and not by the chart is left, as Helm's two-way patch does",
+			obj(helm, int64(2)), obj(helm, int64(2)), obj(map[string]string{"app.kubernetes.io/managed-by": "Helm", "app": "other"}, int64(2)),
+			`{}`},
+		{"a label the chart changes is written over one changed by hand",
+			obj(helm, int64(2)), obj(map[string]string{"app.kubernetes.io/managed-by": "Helm", "app": "new"}, int64(2)),
+			obj(map[string]string{"app.kubernetes.io/managed-by": "Helm", "app": "other"}, int64(2)),
+			`{"metadata":{"labels":{"app":"new"}}}`},
+		{"a label the chart no longer renders is removed",
+			obj(map[string]string{"app": "demo", "old": "x"}, int64(2)), obj(helm, int64(2)), obj(map[string]string{"app": "demo", "old": "x", "app.kubernetes.io/managed-by": "Helm"}, int64(2)),
+			`{"metadata":{"labels":{"old":null}}}`},
+		{"a field changed by hand and not by the chart is left, as Helm's two-way patch does",
+			obj(helm, int64(2)), obj(helm, int64(2)), obj(helm, int64(5)), `{}`},
+		{"no labels anywhere before",
+			obj(nil, int64(2)), obj(helm, int64(2)), obj(helm, int64(2)), `{}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := tt.base.DeepCopy()
+			got, err := mergePatch(tt.base, tt.target, tt.live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("patch %s, want %s", got, tt.want)
+			}
+			if !equality.Semantic.DeepEqual(before, tt.base) {
+				t.Errorf("mergePatch changed the previous revision's object: %v", tt.base)
+			}
+		})
 	}
 }
