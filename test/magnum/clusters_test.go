@@ -8,7 +8,9 @@ import (
 // TestHalfDestroyed: the waits for a cluster to be gone keep polling
 // through Magnum's own half-destroyed answer, and only through it.
 func TestHalfDestroyed(t *testing.T) {
-	cli := func(output string) error { return &CLIError{Args: []string{"coe", "cluster", "show", "demo"}, Output: output} }
+	cli := func(output string) error {
+		return &CLIError{Args: []string{"coe", "cluster", "show", "demo"}, Output: output}
+	}
 	tests := []struct {
 		name string
 		err  error
