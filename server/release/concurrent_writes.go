@@ -33,11 +33,15 @@ type concurrentWrites struct {
 
 // firstWave are the kinds other objects can need at admission: a namespace
 // before what goes in it, a CRD before its resources, the quota, limits,
-// priority and service accounts a Pod is admitted against. They are written
-// before the rest, as Helm's install order has them.
+// priority and service accounts a Pod is admitted against, and the roles a
+// binding names — the API server lets an identity without "bind" create a
+// RoleBinding only once it can read the role and sees it holds every rule in
+// it (the least-privileged sidecar of deploy/rbac, TestLeastPrivilege). They
+// are written before the rest, as Helm's install order has them.
 var firstWave = map[string]bool{
 	"Namespace": true, "CustomResourceDefinition": true, "PriorityClass": true,
 	"ResourceQuota": true, "LimitRange": true, "ServiceAccount": true,
+	"Role": true, "ClusterRole": true,
 }
 
 // waves splits the objects into those written first and the rest, each in
@@ -77,28 +81,33 @@ func (c concurrentWrites) Create(resources helmkube.ResourceList) (*helmkube.Res
 	return &helmkube.Result{Created: resources}, nil
 }
 
-// Update brings each target object up to date concurrently — Helm's own
-// update of that one object against its own original, or for a custom
-// resource the same update with fewer requests (concurrent_update.go) —
-// and then, as Helm
-// does, only if every object was brought up to date, deletes the originals
-// the target no longer has (a "keep" resource policy still keeps them).
-// The result lists every object created, updated and deleted, whatever
-// failed, for Helm's cleanup.
+// Update brings each target object up to date concurrently, the first
+// wave before the rest as Create does (an upgrade can add a role and its
+// binding) — Helm's own update of that one object against its own
+// original, or for a custom resource the same update with fewer requests
+// (concurrent_update.go) — and then, as Helm does, only if every object was
+// brought up to date, deletes the originals the target no longer has (a
+// "keep" resource policy still keeps them). The result lists every object
+// created, updated and deleted, whatever failed, for Helm's cleanup.
 func (c concurrentWrites) Update(original, target helmkube.ResourceList, force bool) (*helmkube.Result, error) {
-	res, err := eachObject(target, func(info *resource.Info) (*helmkube.Result, error) {
-		o := original.Get(info)
-		if !force && isUnstructured(info) {
-			return c.updateUnstructured(info, o)
+	res := &helmkube.Result{}
+	for _, wave := range waves(target) {
+		done, err := eachObject(wave, func(info *resource.Info) (*helmkube.Result, error) {
+			o := original.Get(info)
+			if !force && isUnstructured(info) {
+				return c.updateUnstructured(info, o)
+			}
+			var orig helmkube.ResourceList
+			if o != nil {
+				orig = helmkube.ResourceList{o}
+			}
+			return c.Client.Update(orig, helmkube.ResourceList{info}, force)
+		})
+		res.Created = append(res.Created, done.Created...)
+		res.Updated = append(res.Updated, done.Updated...)
+		if err != nil {
+			return res, err
 		}
-		var orig helmkube.ResourceList
-		if o != nil {
-			orig = helmkube.ResourceList{o}
-		}
-		return c.Client.Update(orig, helmkube.ResourceList{info}, force)
-	})
-	if err != nil {
-		return res, err
 	}
 	gone, err := eachObject(original.Difference(target), func(info *resource.Info) (*helmkube.Result, error) {
 		return c.Client.Update(helmkube.ResourceList{info}, nil, force)

@@ -32,6 +32,8 @@ func TestWaves(t *testing.T) {
 			[][]string{{"Namespace", "CustomResourceDefinition"}, {"Secret", "Cluster"}}},
 		{"what a Pod is admitted against first", []string{"Deployment", "ServiceAccount", "ResourceQuota", "LimitRange", "PriorityClass"},
 			[][]string{{"ServiceAccount", "ResourceQuota", "LimitRange", "PriorityClass"}, {"Deployment"}}},
+		{"roles before the bindings that name them", []string{"RoleBinding", "ClusterRoleBinding", "Role", "ClusterRole"},
+			[][]string{{"Role", "ClusterRole"}, {"RoleBinding", "ClusterRoleBinding"}}},
 		{"only the first wave", []string{"Namespace"}, [][]string{{"Namespace"}}},
 	}
 	for _, tt := range tests {
