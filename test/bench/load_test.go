@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -129,31 +130,45 @@ func cloneStackID(i int) string {
 	return fmt.Sprintf("bench-%05d-%s", i, b)
 }
 
-// create writes clone i of the template: every object with the names,
-// uuid, project and namespace replaced, created, then given the template's
-// status through the status subresource (with observed generations set to
-// the copy's own, so the copy is as up to date as its original).
-func (t *template) create(ctx context.Context, kc client.Client, w *world, i int) (*clone, error) {
+// copyFor is clone i's objects: the template's with the names, uuid,
+// project and namespace replaced and the metadata the API server assigns
+// removed; their statuses are the template's.
+func (t *template) copyFor(w *world, i int) ([]*unstructured.Unstructured, *clone, error) {
 	stackID, id, project := cloneStackID(i), uuid.NewString(), cloneProject(i)
 	ns := helmvalues.Namespace("magnum", project)
 	replacer := strings.NewReplacer(t.stackID, stackID, t.uuid, id, t.project, project)
+	objs := make([]*unstructured.Unstructured, 0, len(t.objects))
 	for _, obj := range t.objects {
 		raw, err := json.Marshal(obj.Object)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		u := &unstructured.Unstructured{}
 		if err := json.Unmarshal([]byte(replacer.Replace(string(raw))), &u.Object); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		status, hasStatus := u.Object["status"]
-		delete(u.Object, "status")
-		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"} {
+		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields"} {
 			unstructured.RemoveNestedField(u.Object, "metadata", f)
 		}
 		u.SetNamespace(ns)
+		objs = append(objs, u)
+	}
+	spec := specFor(w, stackID[:len(stackID)-13], id, project, 2)
+	spec.Cluster.StackId = stackID
+	return objs, &clone{spec: spec}, nil
+}
+
+// createThroughAPI creates a clone's objects through the API server, each
+// then given its status through the status subresource (with observed
+// generations set to the copy's own, so the copy is as up to date as its
+// original).
+func createThroughAPI(ctx context.Context, kc client.Client, objs []*unstructured.Unstructured) error {
+	for _, u := range objs {
+		status, hasStatus := u.Object["status"]
+		delete(u.Object, "status")
+		unstructured.RemoveNestedField(u.Object, "metadata", "generation")
 		if err := kc.Create(ctx, u); err != nil {
-			return nil, fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
+			return fmt.Errorf("creating %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
 		if !hasStatus || u.GetKind() == "Secret" {
 			continue
@@ -161,12 +176,10 @@ func (t *template) create(ctx context.Context, kc client.Client, w *world, i int
 		setObservedGeneration(status, u.GetGeneration())
 		u.Object["status"] = status
 		if err := kc.Status().Update(ctx, u); err != nil {
-			return nil, fmt.Errorf("setting the status of %s %s: %w", u.GetKind(), u.GetName(), err)
+			return fmt.Errorf("setting the status of %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
 	}
-	spec := specFor(w, stackID[:len(stackID)-13], id, project, 2)
-	spec.Cluster.StackId = stackID
-	return &clone{spec: spec}, nil
+	return nil
 }
 
 // setObservedGeneration sets every observedGeneration in a status (its own
@@ -190,13 +203,36 @@ func setObservedGeneration(v any, gen int64) {
 
 // loader grows the set of clones, 16 at a time.
 type loader struct {
-	tmpl   *template
+	tmpl *template
+	// write stores one clone's objects: through the API server or
+	// straight into etcd (load_etcd_test.go).
+	write  func(context.Context, []*unstructured.Unstructured) error
 	clones []*clone
 	// took is the time each growth took, for docs/benchmarks.md.
 	took []time.Duration
 }
 
 const loadWorkers = 16
+
+// newLoader is a loader of tmpl's copies that writes them as
+// $MAGNUM_CAPI_BENCH_LOAD says: "etcd" (the default; etcdStore) or "api"
+// (through the API server, as the figures before 2026-12-05 were loaded).
+func newLoader(w *world, tmpl *template) (*loader, error) {
+	switch mode := os.Getenv("MAGNUM_CAPI_BENCH_LOAD"); mode {
+	case "", "etcd":
+		store, err := newEtcdStore(w.stack.Env.EtcdURL(), w.kube, tmpl)
+		if err != nil {
+			return nil, err
+		}
+		return &loader{tmpl: tmpl, write: store.write}, nil
+	case "api":
+		return &loader{tmpl: tmpl, write: func(ctx context.Context, objs []*unstructured.Unstructured) error {
+			return createThroughAPI(ctx, w.kube, objs)
+		}}, nil
+	default:
+		return nil, fmt.Errorf("MAGNUM_CAPI_BENCH_LOAD=%q: want etcd or api", mode)
+	}
+}
 
 // growTo makes clones until there are n, creating their namespaces first.
 // With a budget (> 0) it stops feeding new clones once the budget of time
@@ -220,7 +256,10 @@ func (l *loader) growTo(ctx context.Context, w *world, n int, budget time.Durati
 	for range loadWorkers {
 		wg.Go(func() {
 			for i := range jobs {
-				c, err := l.tmpl.create(ctx, w.kube, w, i)
+				objs, c, err := l.tmpl.copyFor(w, i)
+				if err == nil {
+					err = l.write(ctx, objs)
+				}
 				if err != nil {
 					errs <- err
 					return

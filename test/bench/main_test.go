@@ -220,7 +220,7 @@ func keepLog(path string) {
 	}
 	raw, err := os.ReadFile(path)
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("sidecar-%d.log", time.Now().Unix())), raw, 0o600)
+		err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s", time.Now().Unix(), filepath.Base(path))), raw, 0o600)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench: keeping the sidecar log:", err)

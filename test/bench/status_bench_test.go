@@ -78,7 +78,10 @@ func BenchmarkStatus(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("template cluster %s: %d watched objects copied per cluster (%s)", tmpl.stackID, len(tmpl.objects), tmpl.sizes())
-	load := &loader{tmpl: tmpl}
+	load, err := newLoader(w, tmpl)
+	if err != nil {
+		b.Fatal(err)
+	}
 
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("clusters=%d", n), func(b *testing.B) {

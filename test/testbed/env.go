@@ -209,3 +209,8 @@ func (e *Env) Stop() error {
 	}
 	return errors.Join(errs...)
 }
+
+// EtcdURL is the client URL of the test bed's etcd, for loaders that write
+// objects where kube-apiserver keeps them (a shortcut no cloud takes: only
+// benchmarks that need tens of thousands of copies use it).
+func (e *Env) EtcdURL() string { return e.env.ControlPlane.Etcd.URL.String() }
