@@ -40,23 +40,24 @@ func binary(b *testing.B, w *world) string {
 // startProcess runs `magnum-capi serve` with the benchmarks'
 // configuration, metrics and profiles on, and waits until it serves. It
 // waits up to 15 minutes: at 10,000 clusters the first lists take minutes
-// on this machine (the API server itself holds ~20 GB then).
+// on this machine (the API server itself holds 13–20 GB then).
 func startProcess(b *testing.B, w *world, bin string) *process {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	dir, err := os.MkdirTemp(w.stack.Info.Dir, "proc-")
+	const name = "proc"
+	dir, err := os.MkdirTemp(w.stack.Info.Dir, name+"-")
 	if err != nil {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	sc, err := w.stack.StartSidecar(ctx, harness.SidecarOptions{Name: "proc", Dir: dir, Binary: bin, Metrics: true, Configure: func(c *config.Config) {
+	sc, err := w.stack.StartSidecar(ctx, harness.SidecarOptions{Name: name, Dir: dir, Binary: bin, Metrics: true, Configure: func(c *config.Config) {
 		benchConfig(c)
 		c.Pprof = true
 	}})
 	if err != nil {
 		// The stack's directory goes with the benchmark: keep the log
 		// that says why it did not serve.
-		keepLog(filepath.Join(dir, "proc.log"))
+		keepLog(harness.SidecarLogFile(dir, name))
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { keepLog(sc.LogFile) })

@@ -144,6 +144,10 @@ func (h *Harness) StartSidecar(ctx context.Context, opts SidecarOptions) (_ *Sid
 	return s, nil
 }
 
+// SidecarLogFile is where a sidecar named name started in dir logs: a
+// caller whose StartSidecar failed (and so has no Sidecar) reads it there.
+func SidecarLogFile(dir, name string) string { return filepath.Join(dir, name+".log") }
+
 // newSidecar lays out the sidecar's files and its configuration.
 func (h *Harness) newSidecar(opts SidecarOptions) (*Sidecar, error) {
 	s := &Sidecar{Name: opts.Name, done: make(chan error, 1)}
@@ -157,7 +161,7 @@ func (h *Harness) newSidecar(opts SidecarOptions) (*Sidecar, error) {
 			return nil, err
 		}
 	}
-	s.Socket, s.LogFile = filepath.Join(dir, "grpc.sock"), filepath.Join(dir, s.Name+".log")
+	s.Socket, s.LogFile = filepath.Join(dir, "grpc.sock"), SidecarLogFile(dir, s.Name)
 	s.Config = h.SidecarConfig(s.Socket)
 	if opts.Metrics {
 		addr, err := freeAddress()
