@@ -40,7 +40,14 @@ func (c cond) isError() bool {
 	return c.isFalse() && c.severity == string(clusterv1.ConditionSeverityError)
 }
 
+// lookedUp, when set (by this package's tests only), is told every
+// condition type derivation looks up, to check conditionTypesRead.
+var lookedUp func(condType string)
+
 func findV2(conds []metav1.Condition, t string) cond {
+	if lookedUp != nil {
+		lookedUp(t)
+	}
 	for _, c := range conds {
 		if c.Type == t {
 			return cond{found: true, status: string(c.Status), reason: c.Reason, message: c.Message}
@@ -50,12 +57,19 @@ func findV2(conds []metav1.Condition, t string) cond {
 }
 
 func findV1(conds clusterv1.Conditions, t clusterv1.ConditionType) cond {
+	if lookedUp != nil {
+		lookedUp(string(t))
+	}
 	for _, c := range conds {
 		if c.Type == t {
-			return cond{found: true, status: string(c.Status), reason: c.Reason, message: c.Message, severity: string(c.Severity)}
+			return v1cond(c)
 		}
 	}
 	return cond{}
+}
+
+func v1cond(c clusterv1.Condition) cond {
+	return cond{found: true, status: string(c.Status), reason: c.Reason, message: c.Message, severity: string(c.Severity)}
 }
 
 // firstOf reads the v1beta2 condition v2type and, when a controller has not
@@ -72,7 +86,7 @@ func firstOf(v2 []metav1.Condition, v1 clusterv1.Conditions, v2type string, v1ty
 func errorConditions(conds clusterv1.Conditions) []cond {
 	var out []cond
 	for _, c := range conds {
-		if cc := findV1(clusterv1.Conditions{c}, c.Type); cc.isError() {
+		if cc := v1cond(c); cc.isError() {
 			out = append(out, cc)
 		}
 	}

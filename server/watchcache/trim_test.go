@@ -12,6 +12,7 @@ import (
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 )
 
@@ -88,5 +89,109 @@ func TestTrimForStatus(t *testing.T) {
 	}
 	if gotSrv.Name != "demo-worker-1" || !gotSrv.Status.Ready {
 		t.Errorf("what status reads was lost: %+v", gotSrv)
+	}
+}
+
+// TestTrimKeepsWhatIsRead: of CAPI objects' labels, annotations and
+// conditions, the cache keeps exactly what status and the operations read.
+func TestTrimKeepsWhatIsRead(t *testing.T) {
+	identity := func(in any) (any, error) { return in, nil }
+	trim := trimForStatus(identity, newInterner())
+	silent := func(t string) metav1.Condition {
+		return metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: t}
+	}
+	tests := []struct {
+		name                  string
+		labels, annotations   map[string]string
+		conditions            []metav1.Condition
+		v1beta1               clusterv1.Conditions
+		wantLabels, wantAnnos map[string]string
+		wantTypes, wantV1     []string
+	}{{
+		name: "labels: index, node group, role; others dropped",
+		labels: map[string]string{
+			kube.ChartClusterLabel: "demo", clusterv1.ClusterNameLabel: "demo", kube.ChartNodeGroupLabel: "demo-default",
+			clusterv1.MachineControlPlaneLabel: "", "helm.sh/chart": "openstack-cluster-0.27.0", "app.kubernetes.io/managed-by": "Helm",
+		},
+		wantLabels: map[string]string{
+			kube.ChartClusterLabel: "demo", clusterv1.ClusterNameLabel: "demo", kube.ChartNodeGroupLabel: "demo-default",
+			clusterv1.MachineControlPlaneLabel: "",
+		},
+	}, {
+		name: "annotations: autoscaling bounds, values mode, delete request; Helm's dropped",
+		annotations: map[string]string{
+			"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1", helmvalues.ValuesAnnotation: "full",
+			kube.DeleteRequestedAnnotation: "2026-12-05T10:00:00Z", "meta.helm.sh/release-name": "demo",
+		},
+		wantAnnos: map[string]string{
+			"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1", helmvalues.ValuesAnnotation: "full",
+			kube.DeleteRequestedAnnotation: "2026-12-05T10:00:00Z",
+		},
+	}, {
+		name: "conditions: read by type, or with a message, or a v1beta1 error",
+		conditions: []metav1.Condition{
+			silent(clusterv1.AvailableCondition), silent("Paused"), silent(clusterv1.MachineUpToDateCondition),
+			{Type: "BootstrapConfigReady", Status: metav1.ConditionFalse, Reason: "Waiting", Message: "waiting for the control plane"},
+		},
+		v1beta1: clusterv1.Conditions{
+			{Type: clusterv1.ReadyV1Beta1Condition, Status: corev1.ConditionTrue},
+			{Type: "DrainingSucceeded", Status: corev1.ConditionTrue},
+			{Type: "NetworkReady", Status: corev1.ConditionFalse, Severity: clusterv1.ConditionSeverityError},
+		},
+		wantTypes: []string{clusterv1.AvailableCondition, clusterv1.MachineUpToDateCondition, "BootstrapConfigReady"},
+		wantV1:    []string{string(clusterv1.ReadyV1Beta1Condition), "NetworkReady"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &clusterv1.Machine{}
+			m.Labels, m.Annotations, m.Status.Conditions = tt.labels, tt.annotations, tt.conditions
+			if tt.v1beta1 != nil {
+				m.Status.Deprecated = &clusterv1.MachineDeprecatedStatus{V1Beta1: &clusterv1.MachineV1Beta1DeprecatedStatus{Conditions: tt.v1beta1}}
+			}
+			out, err := trim(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := out.(*clusterv1.Machine)
+			if len(got.Labels)+len(tt.wantLabels) > 0 && !reflect.DeepEqual(got.Labels, tt.wantLabels) {
+				t.Errorf("labels %v, want %v", got.Labels, tt.wantLabels)
+			}
+			if len(got.Annotations)+len(tt.wantAnnos) > 0 && !reflect.DeepEqual(got.Annotations, tt.wantAnnos) {
+				t.Errorf("annotations %v, want %v", got.Annotations, tt.wantAnnos)
+			}
+			var types, v1 []string
+			for _, c := range got.Status.Conditions {
+				types = append(types, c.Type)
+			}
+			if d := got.Status.Deprecated; d != nil && d.V1Beta1 != nil {
+				for _, c := range d.V1Beta1.Conditions {
+					v1 = append(v1, string(c.Type))
+				}
+			}
+			if !reflect.DeepEqual(types, tt.wantTypes) || !reflect.DeepEqual(v1, tt.wantV1) {
+				t.Errorf("conditions %v and v1beta1 %v, want %v and %v", types, v1, tt.wantTypes, tt.wantV1)
+			}
+		})
+	}
+}
+
+// TestTrimHelmRecords: of Helm's release Secrets, the labels they are
+// selected and indexed by and those newestRevision reads.
+func TestTrimHelmRecords(t *testing.T) {
+	trim := trimForStatus(func(in any) (any, error) { return in, nil }, newInterner())
+	s := helmSecretsObject().(*metav1.PartialObjectMetadata)
+	s.Labels = map[string]string{"owner": "helm", "name": "demo", "status": "deployed", "version": "2", "createdAt": "1796479687", "modifiedAt": "1796479690"}
+	s.Annotations = map[string]string{"a": "b"}
+	out, err := trim(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*metav1.PartialObjectMetadata)
+	want := map[string]string{"owner": "helm", "name": "demo", "status": "deployed", "version": "2", "createdAt": "1796479687"}
+	if !reflect.DeepEqual(got.Labels, want) || got.Annotations != nil {
+		t.Errorf("labels %v annotations %v, want %v and none", got.Labels, got.Annotations, want)
+	}
+	if rec := newestRevision([]*metav1.PartialObjectMetadata{got}); !rec.Exists || rec.Revision != 2 || rec.Status != "deployed" || rec.Created.Unix() != 1796479687 {
+		t.Errorf("newestRevision of the trimmed record: %+v", rec)
 	}
 }

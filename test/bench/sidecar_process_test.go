@@ -70,10 +70,32 @@ func (p *process) memory() (rss, hwm float64, err error) { return pidMemory(p.Pi
 
 // pidMemory reads VmRSS and VmHWM (peak RSS) of process pid, in MiB.
 func pidMemory(pid int) (rss, hwm float64, err error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := pidStatus(pid)
 	if err != nil {
 		return 0, 0, err
 	}
+	if m["VmRSS"] == 0 {
+		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
+	}
+	return m["VmRSS"], m["VmHWM"], nil
+}
+
+// rssParts says what the process's RSS is made of, in MiB: RssAnon (its
+// own memory: Go's heap, stacks, the runtime's) and RssFile (the pages of
+// its binary it has touched, shared with any other process mapping it).
+func (p *process) rssParts() (anon, file float64, err error) {
+	m, err := pidStatus(p.Pid())
+	return m["RssAnon"], m["RssFile"], err
+}
+
+// pidStatus reads the sizes /proc/<pid>/status gives in kB, in MiB by
+// name without the colon.
+func pidStatus(pid int) (map[string]float64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]float64{}
 	for _, line := range strings.Split(string(raw), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 || f[2] != "kB" {
@@ -81,19 +103,11 @@ func pidMemory(pid int) (rss, hwm float64, err error) {
 		}
 		kb, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
-			return 0, 0, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
+			return nil, fmt.Errorf("/proc/%d/status: %q: %w", pid, line, err)
 		}
-		switch f[0] {
-		case "VmRSS:":
-			rss = kb / 1024
-		case "VmHWM:":
-			hwm = kb / 1024
-		}
+		m[strings.TrimSuffix(f[0], ":")] = kb / 1024
 	}
-	if rss == 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
-	}
-	return rss, hwm, nil
+	return m, nil
 }
 
 // heap collects the process's garbage and reads its heap profile: the

@@ -156,12 +156,16 @@ func BenchmarkStatus(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			anon, file, err := proc.rssParts()
+			if err != nil {
+				b.Fatal(err)
+			}
 			live, err := proc.heap(os.Getenv("MAGNUM_CAPI_BENCH_PROFILES"), fmt.Sprintf("%d.pprof", n))
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Logf("magnum-capi serve: SERVING after %s; RSS %.0f MiB synced, %.0f MiB after %d polls (peak %.0f MiB), live heap %.0f MiB; its polls p50 %s p99 %s at the client; in the server %.1f%% within 1 ms, p99 <= %s",
-				proc.synced.Round(time.Millisecond), rssSynced, rssPolled, polls, hwm, live, percentile(plat, 50), percentile(plat, 99),
+			b.Logf("magnum-capi serve: SERVING after %s; RSS %.0f MiB synced, %.0f MiB after %d polls (peak %.0f MiB), live heap %.0f MiB (RSS after the polls: %.0f MiB its own, %.0f MiB pages of the binary); its polls p50 %s p99 %s at the client; in the server %.1f%% within 1 ms, p99 <= %s",
+				proc.synced.Round(time.Millisecond), rssSynced, rssPolled, polls, hwm, live, anon, file, percentile(plat, 50), percentile(plat, 99),
 				100*within, time.Duration(p99Bound*float64(time.Second)))
 
 			b.ReportMetric(float64(n), "clusters")
@@ -173,6 +177,8 @@ func BenchmarkStatus(b *testing.B) {
 			b.ReportMetric(rssPolled, "rss-polled-MiB")
 			b.ReportMetric(hwm, "rss-peak-MiB")
 			b.ReportMetric(live, "heap-live-MiB")
+			b.ReportMetric(anon, "rss-anon-MiB")
+			b.ReportMetric(file, "rss-file-MiB")
 			b.ReportMetric(float64(percentile(plat, 99).Microseconds()), "proc-p99-µs")
 			b.ReportMetric(100*within, "proc-server-%≤1ms")
 			b.ReportMetric(p99Bound*1e6, "proc-server-p99≤µs")

@@ -364,7 +364,10 @@ func (h *Harness) SidecarBinary() (string, error) {
 	path := filepath.Join(h.Info.Dir, "bin", "magnum-capi")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", path, "github.com/magnum-capi/magnum-capi/cmd/magnum-capi").CombinedOutput()
+	// As make build and deploy/Dockerfile build it.
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", path, "github.com/magnum-capi/magnum-capi/cmd/magnum-capi")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build ./cmd/magnum-capi (or set MAGNUM_CAPI_BIN): %w\n%s", err, out)
 	}
