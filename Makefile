@@ -42,7 +42,7 @@ tools: ## Build (once per version) kube-apiserver, etcd, buf and the protoc plug
 
 # bin/magnum-capi is built as deploy/Dockerfile builds the released binary
 # (static, no symbol tables), so the tests and benchmarks run what ships:
-# the cgo build with symbols mapped 20 MiB more of the binary into the
+# the cgo build with symbols had 25 MiB more of the binary in the
 # sidecar's RSS (docs/benchmarks.md).
 RELEASE_LDFLAGS = -s -w -X main.version=$(VERSION)
 .PHONY: build
