@@ -1,6 +1,8 @@
 package watchcache
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
@@ -125,22 +127,14 @@ func trimCAPIMeta(o metav1.Object) {
 // message, of which status asks for a few.
 func dropSilentConditions(obj any) {
 	current, v1beta1 := conditionsOf(obj)
-	if current != nil && *current != nil {
-		kept := (*current)[:0]
-		for _, c := range *current {
-			if capistatus.ConditionMatters(c.Type, string(c.Status), "", c.Message) {
-				kept = append(kept, c)
-			}
-		}
-		*current = kept
+	if current != nil {
+		*current = slices.DeleteFunc(*current, func(c metav1.Condition) bool {
+			return !capistatus.ConditionMatters(c.Type, string(c.Status), "", c.Message)
+		})
 	}
-	if v1beta1 != nil && *v1beta1 != nil {
-		kept := (*v1beta1)[:0]
-		for _, c := range *v1beta1 {
-			if capistatus.ConditionMatters(string(c.Type), string(c.Status), string(c.Severity), c.Message) {
-				kept = append(kept, c)
-			}
-		}
-		*v1beta1 = kept
+	if v1beta1 != nil {
+		*v1beta1 = slices.DeleteFunc(*v1beta1, func(c clusterv1.Condition) bool {
+			return !capistatus.ConditionMatters(string(c.Type), string(c.Status), string(c.Severity), c.Message)
+		})
 	}
 }
