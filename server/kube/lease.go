@@ -12,6 +12,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -68,6 +69,17 @@ type Lock struct {
 	done chan struct{}
 	lost chan struct{}
 	log  *slog.Logger
+	// written is the Lease as our last write left it (acquisition or
+	// renewal): Release deletes that version without reading it first.
+	// Only the renewal loop writes it, and Release reads it once the loop
+	// has ended.
+	written leaseVersion
+}
+
+// leaseVersion is what a delete's preconditions need of a Lease.
+type leaseVersion struct {
+	uid             types.UID
+	resourceVersion string
 }
 
 // AcquireLock takes the Lease for req.Holder, waiting while someone else
@@ -81,9 +93,9 @@ func (c *Cluster) AcquireLock(ctx context.Context, req LockRequest, log *slog.Lo
 	wait := 100 * time.Millisecond
 	var held leaseState // the holder last seen
 	for {
-		current, err := c.tryAcquire(ctx, key, req)
+		current, written, err := c.tryAcquire(ctx, key, req, true)
 		if err == nil {
-			return c.startRenewing(key, req, log), nil
+			return c.startRenewing(key, req, written, log), nil
 		}
 		if errors.Is(err, errHeld) {
 			held = current
@@ -114,14 +126,16 @@ type leaseState struct {
 // errHeld: someone else holds an unexpired lease.
 var errHeld = errors.New("lease held by another holder")
 
-func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req LockRequest) (leaseState, error) {
+// tryAcquire takes or renews the Lease and says how it left it. With
+// createFirst (an acquisition: a released Lease is deleted, so usually
+// there is none) it tries to create it before reading it, one round trip
+// instead of two; a renewal reads it first.
+func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req LockRequest, createFirst bool) (leaseState, leaseVersion, error) {
 	now := metav1.NewMicroTime(time.Now())
 	seconds := int32(req.TTL / time.Second)
 	holder := req.Holder
-	var lease coordinationv1.Lease
-	err := c.leaseClient().Get(ctx, key, &lease)
-	if apierrors.IsNotFound(err) {
-		lease = coordinationv1.Lease{
+	create := func() (leaseState, leaseVersion, error) {
+		lease := coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: req.Labels},
 			Spec: coordinationv1.LeaseSpec{
 				HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now,
@@ -129,14 +143,26 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req Lock
 		}
 		if err := c.leaseClient().Create(ctx, &lease); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				return leaseState{}, errHeld
+				return leaseState{}, leaseVersion{}, errHeld
 			}
-			return leaseState{}, fmt.Errorf("creating lease %s: %w", key, err)
+			return leaseState{}, leaseVersion{}, fmt.Errorf("creating lease %s: %w", key, err)
 		}
-		return leaseState{}, nil
+		return leaseState{}, versionOf(&lease), nil
+	}
+	if createFirst {
+		state, written, err := create()
+		if !errors.Is(err, errHeld) {
+			return state, written, err
+		}
+		// There is one: read it, below, to see whose and whether expired.
+	}
+	var lease coordinationv1.Lease
+	err := c.leaseClient().Get(ctx, key, &lease)
+	if apierrors.IsNotFound(err) {
+		return create()
 	}
 	if err != nil {
-		return leaseState{}, fmt.Errorf("reading lease %s: %w", key, err)
+		return leaseState{}, leaseVersion{}, fmt.Errorf("reading lease %s: %w", key, err)
 	}
 	state := leaseState{}
 	if lease.Spec.HolderIdentity != nil {
@@ -146,7 +172,7 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req Lock
 		state.since = lease.Spec.AcquireTime.Time
 	}
 	if state.holder != "" && state.holder != holder && !expired(&lease) {
-		return state, errHeld
+		return state, leaseVersion{}, errHeld
 	}
 	transitions := int32(0)
 	if lease.Spec.LeaseTransitions != nil {
@@ -173,11 +199,16 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req Lock
 	// raced us to it, the API server refuses and we keep waiting.
 	if err := c.leaseClient().Update(ctx, &lease); err != nil {
 		if apierrors.IsConflict(err) {
-			return state, errHeld
+			return state, leaseVersion{}, errHeld
 		}
-		return state, fmt.Errorf("taking over lease %s: %w", key, err)
+		return state, leaseVersion{}, fmt.Errorf("taking over lease %s: %w", key, err)
 	}
-	return state, nil
+	return state, versionOf(&lease), nil
+}
+
+// versionOf is the version of a Lease the API server has just written.
+func versionOf(l *coordinationv1.Lease) leaseVersion {
+	return leaseVersion{uid: l.UID, resourceVersion: l.ResourceVersion}
 }
 
 func expired(l *coordinationv1.Lease) bool {
@@ -187,9 +218,9 @@ func expired(l *coordinationv1.Lease) bool {
 	return time.Since(l.Spec.RenewTime.Time) > time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
 }
 
-func (c *Cluster) startRenewing(key client.ObjectKey, req LockRequest, log *slog.Logger) *Lock {
+func (c *Cluster) startRenewing(key client.ObjectKey, req LockRequest, written leaseVersion, log *slog.Logger) *Lock {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &Lock{c: c, key: key, req: req, stop: cancel, done: make(chan struct{}), lost: make(chan struct{}), log: log}
+	l := &Lock{c: c, key: key, req: req, stop: cancel, done: make(chan struct{}), lost: make(chan struct{}), log: log, written: written}
 	go l.renew(ctx)
 	return l
 }
@@ -209,8 +240,15 @@ func (l *Lock) renew(ctx context.Context) {
 		// applied, and Release must read the Lease after it. Past the TTL
 		// a renewal is pointless.
 		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.req.TTL)
-		_, err := l.c.tryAcquire(reqCtx, l.key, l.req)
+		_, written, err := l.c.tryAcquire(reqCtx, l.key, l.req, false)
 		cancel()
+		if err == nil {
+			l.written = written
+		} else {
+			// Whether the write was applied is unknown: Release reads
+			// the Lease rather than trust an old version.
+			l.written = leaseVersion{}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -232,8 +270,10 @@ func (l *Lock) Holder() string { return l.req.Holder }
 func (l *Lock) Lost() <-chan struct{} { return l.lost }
 
 // Release stops renewing and deletes the Lease if we still hold it, so the
-// next operation on the cluster need not wait for it to expire. A write of
-// ours can still reach the API server after we read the Lease (a renewal
+// next operation on the cluster need not wait for it to expire. It first
+// deletes the version our last write left, without reading it: refused
+// because the Lease changed since, it reads the Lease and decides. A write
+// of ours can still reach the API server after we read the Lease (a renewal
 // whose caller gave up waiting for the answer), so a delete refused for a
 // stale resourceVersion reads the Lease again rather than leaving it behind.
 // ctx bounds it all, including a renewal in flight on a hung API server: a
@@ -244,6 +284,16 @@ func (l *Lock) Release(ctx context.Context) error {
 	case <-l.done:
 	case <-ctx.Done():
 		return fmt.Errorf("releasing lease %s: waiting for a renewal in flight: %w", l.key, ctx.Err())
+	}
+	if w := l.written; w.resourceVersion != "" {
+		lease := coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: l.key.Namespace, Name: l.key.Name}}
+		err := l.c.leaseClient().Delete(ctx, &lease, client.Preconditions{UID: &w.uid, ResourceVersion: &w.resourceVersion})
+		if err == nil || apierrors.IsNotFound(err) {
+			return nil
+		}
+		if !apierrors.IsConflict(err) {
+			return fmt.Errorf("releasing lease %s: %w", l.key, err)
+		}
 	}
 	var err error
 	for range releaseAttempts {

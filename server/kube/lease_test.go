@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,9 +173,10 @@ func TestLeaseRequestChecked(t *testing.T) {
 }
 
 // TestLeaseReleaseAfterLateRenewal: a renewal of ours that reaches the API
-// server between Release's read and its delete (a request whose caller had
-// stopped waiting for it) changes the resourceVersion; Release reads the
-// Lease again and still deletes it instead of leaving it behind.
+// server after the write Release knows of, just before its delete (a
+// request whose caller had stopped waiting for it), changes the
+// resourceVersion; Release reads the Lease again and still deletes it
+// instead of leaving it behind.
 func TestLeaseReleaseAfterLateRenewal(t *testing.T) {
 	c := leaseClient(t)
 	ns := newNamespace(t)
@@ -185,9 +187,13 @@ func TestLeaseReleaseAfterLateRenewal(t *testing.T) {
 	}
 	late := true
 	c.leases = beforeDelete{Client: c.leaseClient(), hook: func(ctx context.Context, cl client.Client, obj client.Object) {
-		if lease, ok := obj.(*coordinationv1.Lease); ok && late {
+		if _, ok := obj.(*coordinationv1.Lease); ok && late {
 			late = false
-			renewed := lease.DeepCopy()
+			renewed := &coordinationv1.Lease{}
+			if err := cl.Get(ctx, client.ObjectKeyFromObject(obj), renewed); err != nil {
+				t.Errorf("reading the Lease for the late renewal: %v", err)
+				return
+			}
 			now := metav1.NewMicroTime(time.Now())
 			renewed.Spec.RenewTime = &now
 			if err := cl.Update(ctx, renewed); err != nil {
@@ -311,4 +317,53 @@ func TestLeaseWaitEndingDuringARead(t *testing.T) {
 	if !errors.As(err, &locked) || locked.Holder != "sidecar-a/op1" {
 		t.Fatalf("a wait ending during a read: %v, want a LockedError naming sidecar-a/op1", err)
 	}
+}
+
+// TestLeaseFreeTakesTwoRequests: taking a Lease nobody holds is one create
+// and giving it back one delete of the version written, with no reads.
+func TestLeaseFreeTakesTwoRequests(t *testing.T) {
+	c := leaseClient(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	var requests []string
+	c.leases = recordRequests{Client: c.leaseClient(), verbs: &requests}
+	lock, err := c.AcquireLock(ctx, LockRequest{Namespace: ns, Name: "free", Holder: "sidecar-a/op1", TTL: time.Minute}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lock.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"create", "delete"}; !slices.Equal(requests, want) {
+		t.Errorf("requests %v, want %v", requests, want)
+	}
+	if _, ok := getLease(t, ns, "free"); ok {
+		t.Error("the Lease was left behind")
+	}
+}
+
+// recordRequests records the verb of every request for a Lease.
+type recordRequests struct {
+	client.Client
+	verbs *[]string
+}
+
+func (r recordRequests) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	*r.verbs = append(*r.verbs, "get")
+	return r.Client.Get(ctx, key, obj, opts...)
+}
+
+func (r recordRequests) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	*r.verbs = append(*r.verbs, "create")
+	return r.Client.Create(ctx, obj, opts...)
+}
+
+func (r recordRequests) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	*r.verbs = append(*r.verbs, "update")
+	return r.Client.Update(ctx, obj, opts...)
+}
+
+func (r recordRequests) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	*r.verbs = append(*r.verbs, "delete")
+	return r.Client.Delete(ctx, obj, opts...)
 }

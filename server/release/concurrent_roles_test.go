@@ -51,7 +51,7 @@ func testRolesBeforeBindings(t *testing.T, env *testbed.Env, kc *kube.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := concurrentWrites{helmkube.New(ukc.HelmGetter(ns))}
+	w := concurrentWrites{Client: helmkube.New(ukc.HelmGetter(ns))}
 	w.Namespace = ns
 
 	v1, v2 := rolesAndBindings(t, w, ns, 1), rolesAndBindings(t, w, ns, 2)

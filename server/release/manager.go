@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -13,6 +14,7 @@ import (
 	helmkube "helm.sh/helm/v3/pkg/kube"
 	"helm.sh/helm/v3/pkg/postrender"
 	helmrelease "helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
@@ -116,7 +118,16 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 	if kc, ok := cfg.KubeClient.(*helmkube.Client); ok {
 		kc.Namespace = t.Namespace
 		if !m.sequentialWrites {
-			cfg.KubeClient = concurrentWrites{kc}
+			cfg.KubeClient = concurrentWrites{Client: kc}
+			clients, err := kc.Factory.KubernetesClientSet()
+			if err != nil {
+				return nil, fmt.Errorf("helm configuration for namespace %s: %w", t.Namespace, err)
+			}
+			// The release records, through a client that reads their
+			// history once per action until it writes (history_reads.go).
+			records := driver.NewSecrets(&historyReads{SecretInterface: clients.CoreV1().Secrets(t.Namespace)})
+			records.Log = debug
+			cfg.Releases = storage.Init(records)
 		}
 	}
 	return cfg, nil
@@ -202,6 +213,10 @@ func (m *Manager) deploy(ctx context.Context, t Target, name string, ch *chart.C
 // case Helm validates nothing on the client anyway.
 
 func (m *Manager) install(ctx context.Context, cfg *action.Configuration, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
+	if cw, ok := cfg.KubeClient.(concurrentWrites); ok {
+		cw.readAhead = new(sync.Once)
+		cfg.KubeClient = cw
+	}
 	inst := action.NewInstall(cfg)
 	inst.ReleaseName = name
 	inst.Namespace = t.Namespace

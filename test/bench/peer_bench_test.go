@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func BenchmarkPeer(b *testing.B) {
 	// Ours is the real binary, so its own metrics say how much of each RPC
 	// was Helm's.
 	proc := startProcess(b, w, binary(b, w))
-	r := &peerRace{b: b, w: w, ns: ns, driver: proc.Driver}
+	r := &peerRace{b: b, w: w, ns: ns, driver: proc.Driver, proc: proc}
 	helmBefore, err := proc.helmSeconds()
 	if err != nil {
 		b.Fatal(err)
@@ -74,6 +75,9 @@ type peerRace struct {
 	w      *world
 	ns     string
 	driver pb.DriverServiceClient
+	// proc is ours; with MAGNUM_CAPI_BENCH_PROFILES set, each of its
+	// creates and upgrades is traced and profiled into that directory.
+	proc *process
 	// ourClusters are the RPC's clusters by round.
 	ourClusters map[int]*cluster
 	// peerNames and floorObjects are what the others made, for the cleanup.
@@ -107,6 +111,7 @@ func (r *peerRace) create(i int, who contestant, name string) {
 	switch who {
 	case ours:
 		c := newCluster(b, r.w, fmt.Sprintf("peer-%d", i), 2)
+		defer r.profile(fmt.Sprintf("create-%d", i))()
 		start := time.Now()
 		if err := c.create(ctx, r.driver); err != nil {
 			b.Fatal(err)
@@ -152,6 +157,7 @@ func (r *peerRace) upgrade(i int, who contestant, name string) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer r.profile(fmt.Sprintf("upgrade-%d", i))()
 		start := time.Now()
 		if _, err := r.driver.ResizeCluster(ctx, req); err != nil {
 			b.Fatalf("ResizeCluster %s: %v", c.Spec.Cluster.StackId, err)
@@ -278,4 +284,21 @@ func (r *peerRace) cleanup() {
 		}
 	}
 	deleteAll(b, r.driver, ours, 10*time.Minute)
+}
+
+// profile, with MAGNUM_CAPI_BENCH_PROFILES set, starts tracing and
+// profiling ours for the next 8 s, named after what it is about to do;
+// the function it returns waits for both to be written.
+func (r *peerRace) profile(name string) func() {
+	dir := os.Getenv("MAGNUM_CAPI_BENCH_PROFILES")
+	trace := r.proc.trace(dir, "trace-"+name+".out", 8*time.Second)
+	cpu := r.proc.cpuProfile(dir, "cpu-"+name+".pprof", 8*time.Second)
+	time.Sleep(50 * time.Millisecond) // both started before the RPC
+	return func() {
+		for _, done := range []<-chan error{trace, cpu} {
+			if err := <-done; err != nil {
+				r.b.Errorf("profiling ours (%s): %v", name, err)
+			}
+		}
+	}
 }

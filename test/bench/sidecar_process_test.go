@@ -165,6 +165,24 @@ func (p *process) cpuProfile(dir, name string, d time.Duration) <-chan error {
 	return done
 }
 
+// trace, with dir set, records the process's execution trace (go tool
+// trace) for the next d into dir/name, in the background, like cpuProfile.
+func (p *process) trace(dir, name string, d time.Duration) <-chan error {
+	done := make(chan error, 1)
+	if dir == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		raw, err := p.get(fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(d.Seconds())))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), raw, 0o644)
+		}
+		done <- err
+	}()
+	return done
+}
+
 // statusHistogram reads the process's GetClusterStatus duration histogram
 // (magnum_capi_rpc_duration_seconds, measured in the server from the call's
 // arrival to its answer, without the client and the socket): cumulative
