@@ -150,31 +150,25 @@ func (p *process) heap(dir, name string) (float64, error) {
 // cpuProfile, with dir set, records the process's CPU profile for the
 // next d into dir/name, in the background; the channel says how it went.
 func (p *process) cpuProfile(dir, name string, d time.Duration) <-chan error {
-	done := make(chan error, 1)
-	if dir == "" {
-		done <- nil
-		return done
-	}
-	go func() {
-		raw, err := p.get(fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds())))
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), raw, 0o644)
-		}
-		done <- err
-	}()
-	return done
+	return p.keep(dir, name, fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(d.Seconds())))
 }
 
 // trace, with dir set, records the process's execution trace (go tool
 // trace) for the next d into dir/name, in the background, like cpuProfile.
 func (p *process) trace(dir, name string, d time.Duration) <-chan error {
+	return p.keep(dir, name, fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(d.Seconds())))
+}
+
+// keep, with dir set, writes what the metrics server answers at path to
+// dir/name, in the background; the channel says how it went.
+func (p *process) keep(dir, name, path string) <-chan error {
 	done := make(chan error, 1)
 	if dir == "" {
 		done <- nil
 		return done
 	}
 	go func() {
-		raw, err := p.get(fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(d.Seconds())))
+		raw, err := p.get(path)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, name), raw, 0o644)
 		}
