@@ -242,13 +242,10 @@ func (l *Lock) renew(ctx context.Context) {
 		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.req.TTL)
 		_, written, err := l.c.tryAcquire(reqCtx, l.key, l.req, false)
 		cancel()
-		if err == nil {
-			l.written = written
-		} else {
-			// Whether the write was applied is unknown: Release reads
-			// the Lease rather than trust an old version.
-			l.written = leaseVersion{}
-		}
+		// A failed renewal says no version (tryAcquire's zero value):
+		// whether its write was applied is unknown, so Release reads the
+		// Lease rather than trust an older version.
+		l.written = written
 		if err != nil {
 			if ctx.Err() != nil {
 				return
