@@ -50,6 +50,11 @@ var conditionTypesRead = map[string]bool{
 // does not matter is True or False without a message, of a type nothing
 // asks for; dropping it changes no answer. Severity is "" for v1beta2
 // conditions.
+//
+// Of a condition that matters, derivation reads these four fields and
+// nothing else: not its time nor its observed generation, which the
+// watch cache drops so that equal conditions of many clusters are kept
+// once (cond, findV2, findV1).
 func ConditionMatters(condType, status, severity, message string) bool {
 	return conditionTypesRead[condType] || message != "" ||
 		(status == "False" && severity == string(clusterv1.ConditionSeverityError))

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -69,6 +71,8 @@ type Cache struct {
 	problem atomic.Pointer[string]
 	failed  *failedAddons
 	seen    *seenVersions
+	// intern shares the cached objects' repeated strings and values.
+	intern *interner
 	// indexers are the informers' stores, with our indexes.
 	indexers map[schema.GroupVersionKind]toolscache.Indexer
 	// copyReads deep-copies objects read from the cache (see Objects).
@@ -89,14 +93,14 @@ func indexLabel(gvk schema.GroupVersionKind) string {
 }
 
 // byNamespacedLabel indexes objects by namespace and one label's value:
-// "<namespace>/<value>".
-func byNamespacedLabel(label string) toolscache.IndexFunc {
+// "<namespace>/<value>", one copy shared by every kind's index.
+func byNamespacedLabel(label string, intern *interner) toolscache.IndexFunc {
 	return func(obj any) ([]string, error) {
 		o, ok := obj.(metav1.Object)
 		if !ok {
 			return nil, nil
 		}
-		return []string{o.GetNamespace() + "/" + o.GetLabels()[label]}, nil
+		return []string{intern.name(o.GetNamespace() + "/" + o.GetLabels()[label])}, nil
 	}
 }
 
@@ -109,7 +113,8 @@ func New(c *kube.Cluster, log *slog.Logger) (*Cache, error) {
 		return nil, err
 	}
 	ch := &Cache{name: c.Name, client: c.Client, log: log, synced: make(chan struct{}), failed: newFailedAddons(time.Now), seen: newSeenVersions()}
-	strip := trimForStatus(cache.TransformStripManagedFields(), newInterner())
+	ch.intern = newInterner()
+	strip := trimForStatus(cache.TransformStripManagedFields(), ch.intern)
 	byObject := map[client.Object]cache.ByObject{
 		helmSecretsObject(): {Label: labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm"})},
 	}
@@ -133,6 +138,7 @@ func New(c *kube.Cluster, log *slog.Logger) (*Cache, error) {
 		ByObject:                 byObject,
 		DefaultTransform:         strip,
 		DefaultWatchErrorHandler: ch.watchError(log),
+		NewInformer:              withoutNamespaceIndex,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("watch cache of %s: %w", c.Name, err)
@@ -142,6 +148,16 @@ func New(c *kube.Cluster, log *slog.Logger) (*Cache, error) {
 		return nil, err
 	}
 	return ch, nil
+}
+
+// withoutNamespaceIndex builds an informer as controller-runtime does but
+// without the index by namespace it adds for its reader's namespaced
+// Lists: nothing lists through that reader (a poll reads indexByCluster,
+// Objects), and the index held every cached object's key once more.
+func withoutNamespaceIndex(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+	indexers = maps.Clone(indexers)
+	delete(indexers, toolscache.NamespaceIndex)
+	return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
 }
 
 // index adds our own indexes to the informers (not controller-runtime's
@@ -155,7 +171,7 @@ func (ch *Cache) index() error {
 		if err != nil {
 			return fmt.Errorf("watching %s: %w", gvk.Kind, err)
 		}
-		if err := informer.AddIndexers(toolscache.Indexers{indexByCluster: byNamespacedLabel(indexLabel(gvk))}); err != nil {
+		if err := informer.AddIndexers(toolscache.Indexers{indexByCluster: byNamespacedLabel(indexLabel(gvk), ch.intern)}); err != nil {
 			return fmt.Errorf("indexing %s: %w", gvk.Kind, err)
 		}
 		withIndexer, ok := informer.(interface{ GetIndexer() toolscache.Indexer })

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +41,11 @@ func TestCacheObjects(t *testing.T) {
 		}
 		return len(objs.Machines) == 2 && len(objs.Addons) == 6 && objs.Release.Exists, fmt.Sprintf("%d machines, %d addons", len(objs.Machines), len(objs.Addons))
 	})
+	for gvk, indexer := range ch.indexers {
+		if _, ok := indexer.GetIndexers()[indexByCluster]; !ok || len(indexer.GetIndexers()) != 1 {
+			t.Errorf("the %s informer's indexes are %v, want only %s", gvk.Kind, slices.Collect(maps.Keys(indexer.GetIndexers())), indexByCluster)
+		}
+	}
 	if objs.Cluster == nil || objs.Cluster.Name != "alpha" || objs.Cluster.Namespace != ns {
 		t.Errorf("Cluster = %v", objs.Cluster)
 	}

@@ -66,8 +66,12 @@ func only(m map[string]string, keep map[string]bool) map[string]string {
 // trimForStatus drops, after next, the parts of cached CAPI objects that
 // status derivation never reads and that make up much of their size: the
 // KubeadmControlPlane's kubeadm configuration (files, commands, component
-// arguments), a Machine's node system information and readiness gates,
-// every object's owner references, the labels and annotations nobody reads
+// arguments), the selectors and the labels and annotations CAPI gives the
+// machines of a KubeadmControlPlane or MachineDeployment (the machines
+// themselves are cached), a MachineDeployment's and a Machine's bootstrap
+// reference, a Machine's node system information and readiness gates,
+// every object's owner references, the UID of every object but an addon
+// (nothing else is looked up by UID), the labels and annotations nobody reads
 // (keptLabels, keptAnnotations) and the conditions that change no status
 // answer (dropSilentConditions). CAPO's and the addon provider's kinds
 // are decoded into partial types (partial.go); of their metadata,
@@ -88,12 +92,19 @@ func trimForStatus(next toolscache.TransformFunc, intern *interner) toolscache.T
 			trimCAPIMeta(o)
 		case *controlplanev1.KubeadmControlPlane:
 			o.Spec.KubeadmConfigSpec = bootstrapv1.KubeadmConfigSpec{}
+			o.Spec.MachineTemplate.ObjectMeta = clusterv1.ObjectMeta{}
+			o.Status.Selector = ""
 			trimCAPIMeta(o)
 		case *clusterv1.MachineDeployment:
+			o.Spec.Selector = metav1.LabelSelector{}
+			o.Spec.Template.ObjectMeta = clusterv1.ObjectMeta{}
+			o.Spec.Template.Spec.Bootstrap = clusterv1.Bootstrap{}
+			o.Status.Selector = ""
 			trimCAPIMeta(o)
 		case *clusterv1.Machine:
 			o.Status.NodeInfo = nil
 			o.Spec.ReadinessGates = nil
+			o.Spec.Bootstrap = clusterv1.Bootstrap{}
 			trimCAPIMeta(o)
 		case *metav1.PartialObjectMetadata:
 			o.Labels = only(o.Labels, helmRecordLabels)
@@ -108,6 +119,12 @@ func trimForStatus(next toolscache.TransformFunc, intern *interner) toolscache.T
 		}
 		if o, ok := out.(metav1.Object); ok {
 			o.SetOwnerReferences(nil)
+			switch out.(type) {
+			case *HelmRelease, *Manifests:
+				// An addon's UID keys since when it has failed.
+			default:
+				o.SetUID("")
+			}
 		}
 		dropSilentConditions(out)
 		intern.object(out)

@@ -26,7 +26,8 @@ func TestTrimForStatus(t *testing.T) {
 	kcp.Spec.Version, kcp.Spec.Replicas = "v1.33.2", ptr.To[int32](3)
 	kcp.Spec.KubeadmConfigSpec.Files = []bootstrapv1.File{{Path: "/etc/big", Content: "lots of bytes"}}
 	kcp.Spec.KubeadmConfigSpec.PreKubeadmCommands = []string{"echo hi"}
-	kcp.Status.Version = "v1.33.2"
+	kcp.Spec.MachineTemplate.ObjectMeta.Labels = map[string]string{"role": "control-plane"}
+	kcp.Status.Version, kcp.Status.Selector = "v1.33.2", "cluster.x-k8s.io/cluster-name=demo"
 	out, err := trim(kcp)
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +36,9 @@ func TestTrimForStatus(t *testing.T) {
 	if !reflect.DeepEqual(got.Spec.KubeadmConfigSpec, bootstrapv1.KubeadmConfigSpec{}) {
 		t.Errorf("kubeadm configuration kept: %+v", got.Spec.KubeadmConfigSpec)
 	}
+	if got.Spec.MachineTemplate.ObjectMeta.Labels != nil || got.Status.Selector != "" {
+		t.Errorf("the machines' labels or selector kept: %+v", got)
+	}
 	if got.Name != "demo-control-plane" || got.Spec.Version != "v1.33.2" || *got.Spec.Replicas != 3 || got.Status.Version != "v1.33.2" {
 		t.Errorf("what status reads was lost: %+v", got)
 	}
@@ -42,17 +46,37 @@ func TestTrimForStatus(t *testing.T) {
 	m := &clusterv1.Machine{}
 	m.Name, m.Spec.Version, m.Spec.ProviderID = "demo-worker-1", "v1.33.2", "openstack:///i-1"
 	m.OwnerReferences = []metav1.OwnerReference{{Kind: "MachineSet", Name: "demo-worker-abc"}}
+	m.UID = "0f1c6c5e-1111-4a5b-9c3d-000000000001"
 	m.Spec.ReadinessGates = []clusterv1.MachineReadinessGate{{ConditionType: "APIServerPodHealthy"}}
 	m.Status.NodeInfo = &corev1.NodeSystemInfo{KernelVersion: "6.1", OSImage: "Ubuntu 24.04"}
 	m.Status.NodeRef = clusterv1.MachineNodeReference{Name: "demo-worker-1"}
 	m.Status.Addresses = clusterv1.MachineAddresses{{Type: clusterv1.MachineInternalIP, Address: "10.0.0.5"}}
+	m.Spec.Bootstrap = clusterv1.Bootstrap{DataSecretName: ptr.To("demo-worker-1-bootstrap")}
 	out, err = trim(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gotM := out.(*clusterv1.Machine)
-	if gotM.Status.NodeInfo != nil || gotM.Spec.ReadinessGates != nil || gotM.OwnerReferences != nil {
-		t.Errorf("node info, readiness gates or owner references kept: %+v", gotM)
+	if gotM.Status.NodeInfo != nil || gotM.Spec.ReadinessGates != nil || gotM.OwnerReferences != nil || gotM.Spec.Bootstrap.DataSecretName != nil || gotM.UID != "" {
+		t.Errorf("node info, readiness gates, owner references, bootstrap reference or UID kept: %+v", gotM)
+	}
+
+	md := &clusterv1.MachineDeployment{}
+	md.Name, md.Spec.Replicas, md.Spec.Template.Spec.Version = "demo-default-worker", ptr.To[int32](2), "v1.33.2"
+	md.Spec.Selector.MatchLabels = map[string]string{clusterv1.ClusterNameLabel: "demo"}
+	md.Spec.Template.Labels = map[string]string{clusterv1.ClusterNameLabel: "demo"}
+	md.Spec.Template.Spec.Bootstrap.ConfigRef = clusterv1.ContractVersionedObjectReference{Kind: "KubeadmConfigTemplate", Name: "demo-default-worker-1"}
+	md.Status.Selector, md.Status.ReadyReplicas = "cluster.x-k8s.io/cluster-name=demo", ptr.To[int32](2)
+	out, err = trim(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotMD := out.(*clusterv1.MachineDeployment)
+	if gotMD.Spec.Selector.MatchLabels != nil || gotMD.Spec.Template.Labels != nil || gotMD.Spec.Template.Spec.Bootstrap.ConfigRef.Name != "" || gotMD.Status.Selector != "" {
+		t.Errorf("a MachineDeployment's selectors, machine labels or bootstrap reference kept: %+v", gotMD)
+	}
+	if gotMD.Name != "demo-default-worker" || *gotMD.Spec.Replicas != 2 || gotMD.Spec.Template.Spec.Version != "v1.33.2" || *gotMD.Status.ReadyReplicas != 2 {
+		t.Errorf("what status reads was lost: %+v", gotMD)
 	}
 	if gotM.Spec.Version != "v1.33.2" || gotM.Spec.ProviderID != "openstack:///i-1" || gotM.Status.NodeRef.Name != "demo-worker-1" || len(gotM.Status.Addresses) != 1 {
 		t.Errorf("what status reads was lost: %+v", gotM)
@@ -60,6 +84,7 @@ func TestTrimForStatus(t *testing.T) {
 
 	hr := &HelmRelease{}
 	hr.Name, hr.Finalizers = "demo-cni", []string{"addons.stackhpc.com/finalizer"}
+	hr.UID = "0f1c6c5e-1111-4a5b-9c3d-000000000002"
 	hr.Labels = map[string]string{kube.ChartClusterLabel: "demo", "helm.sh/chart": "openstack-cluster-0.27.0"}
 	hr.Annotations = map[string]string{"meta.helm.sh/release-name": "demo"}
 	hr.Spec.ClusterName, hr.Status.Phase = "demo", "Deployed"
@@ -71,7 +96,7 @@ func TestTrimForStatus(t *testing.T) {
 	if !reflect.DeepEqual(gotHR.Labels, map[string]string{kube.ChartClusterLabel: "demo"}) || gotHR.Annotations != nil {
 		t.Errorf("an addon keeps labels %v and annotations %v, want only the chart's cluster label", gotHR.Labels, gotHR.Annotations)
 	}
-	if gotHR.Name != "demo-cni" || len(gotHR.Finalizers) != 1 || gotHR.Spec.ClusterName != "demo" || gotHR.Status.Phase != "Deployed" {
+	if gotHR.Name != "demo-cni" || gotHR.UID == "" || len(gotHR.Finalizers) != 1 || gotHR.Spec.ClusterName != "demo" || gotHR.Status.Phase != "Deployed" {
 		t.Errorf("what status reads was lost: %+v", gotHR)
 	}
 
