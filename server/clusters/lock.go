@@ -9,6 +9,7 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
 // lockWaitReserve is the part of the caller's remaining time not spent
@@ -65,7 +66,9 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 		case <-opCtx.Done():
 		}
 	}()
+	op.history = new(release.History)
 	err = fn(opCtx)
+	op.history = nil
 	if busy := s.releases.Busy(ns, spec.Cluster.StackID); busy != nil {
 		// The caller gave up while Helm was writing the release, which it
 		// finishes regardless (server/release/runs.go): the next operation

@@ -24,6 +24,10 @@ type operation struct {
 	// read says it was.
 	deployed *release.Release
 	read     bool
+	// history is shared by the release actions of the operation while it
+	// holds the cluster's Lease (withLock), nil otherwise: Deploy's read
+	// of the history is then answered from deployedRelease's.
+	history *release.History
 }
 
 // stackID is the cluster's release name.

@@ -74,6 +74,10 @@ type Target struct {
 	// the chart has no value for, such as the cluster autoscaler's capacity
 	// annotations. Deploy renders them into every revision.
 	MachineAnnotations map[string]map[string]string
+	// History, when set, is shared by the actions on the release that use
+	// this Target: set it only while holding the cluster's lock
+	// (history_reads.go). Nil: each action reads the history for itself.
+	History *History
 }
 
 // postRenderer adds t's labels and machine annotations to the rendered
@@ -125,7 +129,11 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 			}
 			// The release records, through a client that reads their
 			// history once per action until it writes (history_reads.go).
-			records := driver.NewSecrets(&historyReads{SecretInterface: clients.CoreV1().Secrets(t.Namespace)})
+			history := t.History
+			if history == nil {
+				history = new(History)
+			}
+			records := driver.NewSecrets(&historyReads{SecretInterface: clients.CoreV1().Secrets(t.Namespace), History: history})
 			records.Log = debug
 			cfg.Releases = storage.Init(records)
 		}
@@ -176,6 +184,9 @@ func (m *Manager) deployNow(ctx context.Context, t Target, name string, ch *char
 // deploy is one attempt of Deploy; refresh re-reads API discovery first.
 // It says which operation it ran: install or upgrade.
 func (m *Manager) deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any, refresh bool) (*Release, string, error) {
+	if t.History == nil {
+		t.History = new(History)
+	}
 	cfg, err := m.config(t)
 	if err != nil {
 		return nil, "upgrade", err
@@ -240,7 +251,14 @@ func (m *Manager) upgrade(ctx context.Context, cfg *action.Configuration, t Targ
 	up.Labels = t.Labels
 	up.PostRenderer = t.postRenderer()
 	up.DisableOpenAPIValidation = true
+	t.History.upgrading(true)
 	rel, err := up.RunWithContext(ctx, name, ch, values)
+	t.History.upgrading(false)
+	if serr := t.History.settle(); serr != nil {
+		// Helm only logs this error too (recordRelease): the new revision
+		// is deployed; the previous one still says deployed.
+		m.log.Warn("upgrade: failed to update the previous release record", "release", name, "namespace", t.Namespace, "err", serr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("upgrading release %s/%s: %w", t.Namespace, name, err)
 	}
