@@ -42,17 +42,32 @@ const lockReleaseTimeout = 2 * time.Second
 // the TTL), fn's context is cancelled.
 func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.Context) error) error {
 	mc, ns, spec := op.mc, op.ns, op.spec
-	if err := mc.Kube.EnsureNamespace(ctx, ns, map[string]string{
-		"app.kubernetes.io/managed-by": "magnum-capi",
-		certs.ProjectIDLabel:           clusterLabels(spec)[certs.ProjectIDLabel],
-	}); err != nil {
+	ensureNamespace := func() error {
+		return mc.Kube.EnsureNamespace(ctx, ns, map[string]string{
+			"app.kubernetes.io/managed-by": "magnum-capi",
+			certs.ProjectIDLabel:           clusterLabels(spec)[certs.ProjectIDLabel],
+		})
+	}
+	if err := ensureNamespace(); err != nil {
 		return err
 	}
 	waitCtx, cancelWait := waitContext(ctx)
-	lock, err := mc.Kube.AcquireLock(waitCtx, kube.LockRequest{
-		Namespace: ns, Name: spec.Cluster.StackID, Holder: s.cfg.Holder + "/" + operationID(),
-		TTL: s.cfg.LockTTL, Labels: clusterLabels(spec),
-	}, s.log)
+	acquire := func() (*kube.Lock, error) {
+		return mc.Kube.AcquireLock(waitCtx, kube.LockRequest{
+			Namespace: ns, Name: spec.Cluster.StackID, Holder: s.cfg.Holder + "/" + operationID(),
+			TTL: s.cfg.LockTTL, Labels: clusterLabels(spec),
+		}, s.log)
+	}
+	lock, err := acquire()
+	if kube.NamespaceMissing(err) {
+		// Someone removed the namespace since this sidecar made or saw
+		// it (EnsureNamespace remembers): make it again.
+		s.log.WarnContext(ctx, "the cluster's namespace is gone; creating it again", "namespace", ns, "stack_id", spec.Cluster.StackID)
+		mc.Kube.ForgetNamespace(ns)
+		if err = ensureNamespace(); err == nil {
+			lock, err = acquire()
+		}
+	}
 	cancelWait()
 	if err != nil {
 		return err

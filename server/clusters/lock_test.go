@@ -2,10 +2,22 @@ package clusters
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
 	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
 func TestWaitContextLeavesTimeForTheOperation(t *testing.T) {
@@ -63,5 +75,41 @@ func TestOperationIDsDiffer(t *testing.T) {
 			t.Fatalf("operation id %q repeated or malformed", id)
 		}
 		seen[id] = true
+	}
+}
+
+// TestWithLockMakesAGoneNamespaceAgain: the sidecar remembers namespaces
+// it made; when one is gone anyway (an operator removed it), the Lease
+// cannot be made there, and the operation makes the namespace again and
+// goes on.
+func TestWithLockMakesAGoneNamespaceAgain(t *testing.T) {
+	var leaseCreates, namespaceCreates int
+	c := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			switch obj.(type) {
+			case *coordinationv1.Lease:
+				leaseCreates++
+				if leaseCreates == 1 { // the namespace was removed behind the sidecar's back
+					if err := c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obj.GetNamespace()}}); err != nil {
+						return err
+					}
+					return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, obj.GetNamespace())
+				}
+			case *corev1.Namespace:
+				namespaceCreates++
+			}
+			return c.Create(ctx, obj, opts...)
+		},
+	}).Build()
+	s := &Service{log: slog.New(slog.DiscardHandler), cfg: Config{Holder: "sidecar-a", LockTTL: time.Minute},
+		releases: release.NewManager(release.Options{}, slog.New(slog.DiscardHandler))}
+	op := &operation{spec: Spec{Cluster: helmvalues.Cluster{StackID: "demo-abc", UUID: "u", ProjectID: "p"}},
+		mc: &ManagementCluster{Kube: &kube.Cluster{Client: c}}, ns: "magnum-p"}
+	ran := false
+	if err := s.withLock(context.Background(), op, func(context.Context) error { ran = true; return nil }); err != nil {
+		t.Fatalf("withLock: %v", err)
+	}
+	if !ran || leaseCreates != 2 || namespaceCreates != 2 {
+		t.Errorf("ran %v, %d Lease creates, %d namespace creates; want true, 2 and 2 (made, then made again)", ran, leaseCreates, namespaceCreates)
 	}
 }

@@ -21,10 +21,25 @@ const FieldManager = "magnum"
 
 // EnsureNamespace creates the namespace if it is missing, and grants the
 // sidecar its rights there (BindNamespace). An existing namespace is left
-// untouched (other clusters of the project live there).
+// untouched (other clusters of the project live there). A namespace this
+// process already made or found costs no request: the driver never
+// deletes one, and an operation that finds it gone anyway (its Lease
+// cannot be made: NamespaceMissing) forgets it and ensures it again.
 func (c *Cluster) EnsureNamespace(ctx context.Context, name string, labels map[string]string) error {
-	if err := c.ensureNamespace(ctx, name, labels); err != nil {
-		return err
+	b := &c.bindings
+	b.mu.Lock()
+	present := b.present[name]
+	b.mu.Unlock()
+	if !present {
+		if err := c.ensureNamespace(ctx, name, labels); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		if b.present == nil {
+			b.present = map[string]bool{}
+		}
+		b.present[name] = true
+		b.mu.Unlock()
 	}
 	return c.BindNamespace(ctx, name)
 }

@@ -20,13 +20,30 @@ import (
 // the identity any write in a namespace not named like a project's, so the
 // RoleBinding right cannot be turned on kube-system.
 
-// namespaceBindings remembers the namespaces whose RoleBinding this process
-// made or found, so an operation costs no request for it after the first.
+// namespaceBindings remembers the namespaces this process made or found
+// and those whose RoleBinding it made or found, so an operation costs no
+// request for them after the first.
 type namespaceBindings struct {
 	mu       sync.Mutex
 	username string
+	present  map[string]bool
 	bound    map[string]bool
 }
+
+// ForgetNamespace: ns may be gone (a Lease could not be made in it), so
+// the next EnsureNamespace makes it again, and its RoleBinding.
+func (c *Cluster) ForgetNamespace(ns string) {
+	b := &c.bindings
+	b.mu.Lock()
+	delete(b.present, ns)
+	delete(b.bound, ns)
+	b.mu.Unlock()
+}
+
+// NamespaceMissing says whether err, from AcquireLock, means the Lease's
+// namespace does not exist (the API server refuses to create an object in
+// a namespace it does not have with NotFound).
+func NamespaceMissing(err error) bool { return apierrors.IsNotFound(err) }
 
 // BindNamespace makes the RoleBinding granting c.NamespaceRole to the
 // sidecar's own identity in ns (an existing namespace: for writes outside an

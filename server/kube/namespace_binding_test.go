@@ -2,7 +2,9 @@ package kube
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -74,5 +76,47 @@ func TestEnsureNamespaceBindsTheSidecar(t *testing.T) {
 		if got := err == nil; got != want || (err != nil && !apierrors.IsForbidden(err)) {
 			t.Errorf("creating a Secret in %s as the sidecar: %v; want allowed=%v", ns, err, want)
 		}
+	}
+}
+
+// TestEnsureNamespaceRemembers: a namespace made or found once costs no
+// request afterwards; a Lease in a namespace that is gone fails with
+// NamespaceMissing, and once forgotten the namespace is read (and made)
+// again.
+func TestEnsureNamespaceRemembers(t *testing.T) {
+	ctx := context.Background()
+	c := leaseClient(t)
+	var requests []string
+	c.Client = recordRequests{Client: c.Client, verbs: &requests}
+	ns := "remember-" + rand.String(6)
+	for range 2 {
+		if err := c.EnsureNamespace(ctx, ns, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"get", "create"}; !slices.Equal(requests, want) {
+		t.Errorf("two EnsureNamespace: requests %v, want %v (the second none)", requests, want)
+	}
+
+	gone := "gone-" + rand.String(6)
+	_, err := c.AcquireLock(ctx, LockRequest{Namespace: gone, Name: "x", Holder: "sidecar-a/op1", TTL: time.Minute}, quiet)
+	if !NamespaceMissing(err) {
+		t.Errorf("a Lease in a namespace that does not exist: %v, want NamespaceMissing", err)
+	}
+	lock, err := c.AcquireLock(ctx, LockRequest{Namespace: ns, Name: "x", Holder: "sidecar-a/op1", TTL: time.Minute}, quiet)
+	if NamespaceMissing(err) || err != nil {
+		t.Fatalf("a Lease in an existing namespace: %v", err)
+	}
+	if err := lock.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	requests = nil
+	c.ForgetNamespace(ns)
+	if err := c.EnsureNamespace(ctx, ns, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"get"}; !slices.Equal(requests, want) {
+		t.Errorf("EnsureNamespace after ForgetNamespace: requests %v, want %v", requests, want)
 	}
 }
