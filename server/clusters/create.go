@@ -11,7 +11,8 @@ import (
 // Create names the release, then renders the values and checks the CA
 // material before writing anything; under the cluster's Lease it finds or
 // makes the Nova server groups (server_groups.go), writes the credential and
-// CA Secrets and installs the chart. It returns the stack_id.
+// CA Secrets and, beside them up to its first write, installs the chart. It
+// returns the stack_id.
 //
 // Idempotent: the release is named from the cluster's uuid, so a create
 // retried after a crash names the same release, finds the server groups by
@@ -38,15 +39,27 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 			return err
 		}
 		// The credential (Keystone, then its Secret) and the CA Secrets do
-		// not depend on each other; the chart needs both.
-		err := allOf(
-			func() error { return s.ensureCredential(ctx, caller, op) },
-			func() error { return s.applyCASecrets(ctx, op, caSecrets) },
-		)
-		if err != nil {
-			return err
+		// not depend on each other; the chart refers to both by name, so
+		// they run beside the release's reads and rendering, and its first
+		// write waits for them (release.Target.BeforeWrite): nothing of the
+		// release is written if either fails.
+		ready := make(chan struct{})
+		var prepared error
+		go func() {
+			defer close(ready)
+			prepared = allOf(
+				func() error { return s.ensureCredential(ctx, caller, op) },
+				func() error { return s.applyCASecrets(ctx, op, caSecrets) },
+			)
+		}()
+		op.beforeWrite = func() error { <-ready; return prepared }
+		err := s.deployRelease(ctx, op, op.values.values, true)
+		// Under the Lease to the end: nothing of the operation outlives it.
+		<-ready
+		if prepared != nil {
+			return prepared // the cause, rather than the release it held back
 		}
-		return s.deployRelease(ctx, op, op.values.values, true)
+		return err
 	})
 	if err != nil {
 		return "", err

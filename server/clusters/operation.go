@@ -28,6 +28,9 @@ type operation struct {
 	// holds the cluster's Lease (withLock), nil otherwise: Deploy's read
 	// of the history is then answered from deployedRelease's.
 	history *release.History
+	// beforeWrite, when set, is what the release's first write waits for
+	// (Create's credential and CA Secrets; release.Target.BeforeWrite).
+	beforeWrite func() error
 }
 
 // stackID is the cluster's release name.

@@ -78,6 +78,11 @@ type Target struct {
 	// this Target: set it only while holding the cluster's lock
 	// (history_reads.go). Nil: each action reads the history for itself.
 	History *History
+	// BeforeWrite, when set, is waited for before Deploy's first write of
+	// the release, and its error fails the Deploy with nothing written
+	// (write_gate.go). It may be called before every write: let it give
+	// the result of work already under way.
+	BeforeWrite func() error
 }
 
 // postRenderer adds t's labels and machine annotations to the rendered
@@ -137,6 +142,9 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 			records.Log = debug
 			cfg.Releases = storage.Init(records)
 		}
+	}
+	if t.BeforeWrite != nil {
+		cfg.Releases.Driver = gatedRecords{Driver: cfg.Releases.Driver, ready: t.BeforeWrite}
 	}
 	return cfg, nil
 }

@@ -1,0 +1,95 @@
+package release
+
+import (
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/test/testbed"
+	"github.com/magnum-capi/magnum-capi/test/testchart"
+)
+
+// countWrites counts the requests other than reads on one connection.
+type countWrites struct{ n atomic.Int64 }
+
+func (c *countWrites) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.Method != http.MethodGet {
+			c.n.Add(1)
+		}
+		return next.RoundTrip(r)
+	})
+}
+
+// testWriteGate: Deploy reads and renders before Target.BeforeWrite is
+// ready but writes nothing until it is; when it fails, the Deploy fails
+// with its error and nothing of the release is written — with our kube
+// client and with Helm's own.
+func testWriteGate(t *testing.T, env *testbed.Env, values map[string]any) {
+	ctx := t.Context()
+	writes := &countWrites{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(writes.wrap)
+	kc, err := kube.Connect("write-gate", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	helmAlone := NewManager(Options{}, quiet())
+	helmAlone.sequentialWrites = true
+	for i, m := range []*Manager{NewManager(Options{}, quiet()), helmAlone} {
+		for _, fail := range []bool{false, true} {
+			ns := "write-gate-" + string(rune('a'+i)) + map[bool]string{false: "-ready", true: "-fails"}[fail]
+			if err := kc.EnsureNamespace(ctx, ns, nil); err != nil {
+				t.Fatal(err)
+			}
+			ch, err := testchart.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := writes.n.Load()
+			var writtenAtGate int64 = -1
+			refused := errors.New("keystone is down")
+			target := Target{Getter: kc.HelmGetter(ns), Namespace: ns, BeforeWrite: func() error {
+				if writtenAtGate < 0 {
+					writtenAtGate = writes.n.Load() - before
+				}
+				if fail {
+					return refused
+				}
+				return nil
+			}}
+			_, err = m.Deploy(ctx, target, "demo", ch, values)
+			if writtenAtGate != 0 {
+				t.Errorf("%s: %d writes before the gate was asked (want it asked, before any)", ns, writtenAtGate)
+			}
+			if !fail {
+				if err != nil {
+					t.Fatalf("%s: Deploy: %v", ns, err)
+				}
+				if err := m.Uninstall(ctx, Target{Getter: kc.HelmGetter(ns), Namespace: ns}, "demo"); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if !errors.Is(err, refused) {
+				t.Errorf("%s: Deploy: %v, want the gate's error", ns, err)
+			}
+			if n := writes.n.Load() - before; n != 0 {
+				t.Errorf("%s: %d writes after the gate failed, want none", ns, n)
+			}
+			var records corev1.SecretList
+			if err := env.Client.List(ctx, &records, client.InNamespace(ns), client.MatchingLabels{"owner": "helm"}); err != nil {
+				t.Fatal(err)
+			}
+			if len(records.Items) != 0 {
+				t.Errorf("%s: %d release records written after the gate failed", ns, len(records.Items))
+			}
+		}
+	}
+}
