@@ -19,14 +19,22 @@ type Change struct {
 // Idempotent: the values are a function of Magnum's description, and
 // marking a machine again changes nothing; a retry makes one more release
 // revision with the same values. A credential due for renewal is renewed
-// first (renewCredentialIfDue, itself idempotent).
+// beside the rest (renewCredentialIfDue, itself idempotent).
 func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change Change) error {
 	op, err := s.prepare(ctx, caller, spec, nil)
 	if err != nil {
 		return err
 	}
 	return s.withLock(ctx, op, func(ctx context.Context) error {
-		s.renewCredentialIfDue(ctx, caller, op)
+		// The renewal (a read of the credential's Secret, rarely more)
+		// touches nothing the rest reads or writes: it runs beside them,
+		// and ends before the Lease is given back.
+		renewed := make(chan struct{})
+		go func() {
+			defer close(renewed)
+			s.renewCredentialIfDue(ctx, caller, op)
+		}()
+		defer func() { <-renewed }()
 		if len(change.RemoveNodes) > 0 {
 			if err := s.markForRemoval(ctx, op, change); err != nil {
 				return err

@@ -8,10 +8,12 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch"
 	helmkube "helm.sh/helm/v3/pkg/kube"
+	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
@@ -26,17 +28,27 @@ import (
 // patches every custom resource with values it already has — through the
 // conversion and admission webhooks of each, for nothing.
 //
-// updateUnstructured is that same update with one read, and without the
+// updateObject makes that same update with one read, and without the
 // labels and annotations the object already carries with the new value:
 // such a key's patch would set it to what it is. The patch it sends is
 // otherwise Helm's, from the same previous revision to the same target, so
 // a field someone changed by hand is kept or reverted exactly as Helm
 // would.
+//
+// Helm reads a typed object — the chart's Secrets, ServiceAccount, Role and
+// RoleBinding, Deployment — twice too, and a third time when its patch is
+// empty: once to see it exists, once for the live side of its three-way
+// strategic merge, once to refresh it. On a loaded API server those three
+// round trips one after another were the longest path of an upgrade
+// (docs/benchmarks.md). updateObject makes Helm's own three-way patch
+// (the previous revision, the target, the live object) from its one read.
 
-// updateUnstructured brings one custom resource up to date (creating it if
-// it is gone) against its previous revision, or against the cluster's
-// state when the previous revision did not have it, as Helm does.
-func (c concurrentWrites) updateUnstructured(info, original *resource.Info) (*helmkube.Result, error) {
+// updateObject brings one object up to date (creating it if it is gone)
+// against its previous revision, or against the cluster's state when the
+// previous revision did not have it, as Helm does: a custom resource with
+// a JSON merge patch (mergePatch), a typed object with Helm's three-way
+// strategic merge patch (threeWayPatch), each from one read.
+func (c concurrentWrites) updateObject(info, original *resource.Info) (*helmkube.Result, error) {
 	helper := resource.NewHelper(info.Client, info.Mapping).WithFieldManager(fieldManager())
 	live, err := helper.Get(info.Namespace, info.Name)
 	if apierrors.IsNotFound(err) {
@@ -53,15 +65,22 @@ func (c concurrentWrites) updateUnstructured(info, original *resource.Info) (*he
 	if original != nil {
 		base = original.Object
 	}
-	patch, err := mergePatch(base, info.Object, live)
+	patchType := types.MergePatchType
+	var patch []byte
+	if isUnstructured(info) {
+		patch, err = mergePatch(base, info.Object, live)
+	} else {
+		patchType = types.StrategicMergePatchType
+		patch, err = threeWayPatch(base, info, live)
+	}
 	if err != nil {
 		return updated, fmt.Errorf("failed to create patch for %q: %w", info.Name, err)
 	}
-	if string(patch) == "{}" {
+	if len(patch) == 0 || string(patch) == "{}" {
 		// Helm refreshes the object from the cluster here; it just was.
 		return updated, info.Refresh(live, true)
 	}
-	obj, err := helper.Patch(info.Namespace, info.Name, types.MergePatchType, patch, nil)
+	obj, err := helper.Patch(info.Namespace, info.Name, patchType, patch, nil)
 	if err != nil {
 		return updated, fmt.Errorf("cannot patch %q with kind %s: %w", info.Name, info.Mapping.GroupVersionKind.Kind, err)
 	}
@@ -73,6 +92,36 @@ func (c concurrentWrites) updateUnstructured(info, original *resource.Info) (*he
 func isUnstructured(info *resource.Info) bool {
 	_, ok := helmkube.AsVersioned(info).(runtime.Unstructured)
 	return ok
+}
+
+// ownUpdate says whether updateObject updates the object: every kind but
+// a CustomResourceDefinition of the old v1beta1 API, which Helm patches
+// its own way (and charts of this driver never render).
+func ownUpdate(info *resource.Info) bool {
+	_, oldCRD := helmkube.AsVersioned(info).(*apiextv1beta1.CustomResourceDefinition)
+	return !oldCRD
+}
+
+// threeWayPatch is Helm's strategic merge patch of a typed object, from
+// base (its previous revision) to target's object, against live.
+func threeWayPatch(base runtime.Object, target *resource.Info, live runtime.Object) ([]byte, error) {
+	oldData, err := json.Marshal(base)
+	if err != nil {
+		return nil, err
+	}
+	newData, err := json.Marshal(target.Object)
+	if err != nil {
+		return nil, err
+	}
+	liveData, err := json.Marshal(live)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(helmkube.AsVersioned(target))
+	if err != nil {
+		return nil, err
+	}
+	return strategicpatch.CreateThreeWayMergePatch(oldData, newData, liveData, meta, true)
 }
 
 // mergePatch is the JSON merge patch from base to target, leaving out the

@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -179,6 +182,50 @@ func TestMergePatch(t *testing.T) {
 			}
 			if !equality.Semantic.DeepEqual(before, tt.base) {
 				t.Errorf("mergePatch changed the previous revision's object: %v", tt.base)
+			}
+		})
+	}
+}
+
+// TestThreeWayPatch: a typed object's patch is Helm's three-way strategic
+// merge from the previous revision to the target against the one live read:
+// the chart's changes are made, a field the chart sets and someone changed
+// by hand is set back, and what only the live object has is left.
+func TestThreeWayPatch(t *testing.T) {
+	cm := func(data map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: "demo-config", Namespace: "ns"}, Data: data}
+	}
+	tests := []struct {
+		name               string
+		base, target, live map[string]string
+		want               string
+	}{
+		{"nothing changed: nothing to patch",
+			map[string]string{"a": "1"}, map[string]string{"a": "1"}, map[string]string{"a": "1"}, `{}`},
+		{"the chart's change",
+			map[string]string{"a": "1"}, map[string]string{"a": "2"}, map[string]string{"a": "1"}, `{"data":{"a":"2"}}`},
+		{"a chart field changed by hand is set back",
+			map[string]string{"a": "1"}, map[string]string{"a": "1"}, map[string]string{"a": "hand"}, `{"data":{"a":"1"}}`},
+		{"a key only the live object has is left",
+			map[string]string{"a": "1"}, map[string]string{"a": "1"}, map[string]string{"a": "1", "extra": "x"}, `{}`},
+		{"a key the chart no longer renders is removed",
+			map[string]string{"a": "1", "old": "x"}, map[string]string{"a": "1"}, map[string]string{"a": "1", "old": "x"}, `{"data":{"old":null}}`},
+	}
+	mapping := &meta.RESTMapping{GroupVersionKind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+		Resource: corev1.SchemeGroupVersion.WithResource("configmaps"), Scope: meta.RESTScopeNamespace}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			target := &resource.Info{Name: "demo-config", Namespace: "ns", Object: cm(tt.target), Mapping: mapping}
+			if isUnstructured(target) || !ownUpdate(target) {
+				t.Fatal("a ConfigMap is a typed object updateObject updates")
+			}
+			got, err := threeWayPatch(cm(tt.base), target, cm(tt.live))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("patch %s, want %s", got, tt.want)
 			}
 		})
 	}
