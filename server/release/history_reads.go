@@ -44,7 +44,7 @@ type History struct {
 	required labels.Requirements
 	// supersedeAhead: the action is an upgrade, whose write marking the
 	// previous revision superseded is sent without waiting for it
-	// (supersedingAhead); ahead counts those writes in flight, aheadErr
+	// (historyReads.Update); ahead counts those writes in flight, aheadErr
 	// holds their errors until settle.
 	supersedeAhead bool
 	ahead          sync.WaitGroup

@@ -23,8 +23,9 @@ import (
 // So the gate sits on the record's storage driver, whatever client writes
 // the objects.
 
-// gatedRecords is a release storage driver whose writes first wait for
-// ready (once; its error is returned for every write).
+// gatedRecords is a release storage driver whose every write first asks
+// ready, which waits for the caller's work the first time and gives its
+// result after that; a write it refuses is not made.
 type gatedRecords struct {
 	driver.Driver
 	ready func() error
