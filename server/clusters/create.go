@@ -34,7 +34,9 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 	}
 	err = s.withLock(ctx, op, func(ctx context.Context) error {
 		// Server groups first: a project out of them (quota) fails the
-		// create before the credential and Secrets are made.
+		// create before the credential and Secrets are made. A fresh
+		// placement does not read the release, so the release's history
+		// read (deployRelease) runs beside the credential, not before it.
 		if err := s.placeServerGroups(ctx, caller, op, true); err != nil {
 			return err
 		}

@@ -72,17 +72,22 @@ func planServerGroups(stackID string, rendered, deployed map[string]any, fresh b
 // placeServerGroups writes the cluster's server group ids into op's values:
 // carried from the deployed release, or found or made in Nova as the caller
 // (planServerGroups decides which). The caller holds the cluster's Lease.
+// A fresh placement (create_cluster) ignores the deployed release, so it
+// does not wait for the history read: the release's own read comes after,
+// beside the credential (create.go).
 //
 // Idempotent: groups are found by name before any is made, so a retry after
 // a crash reuses the groups the first attempt made.
 func (s *Service) placeServerGroups(ctx context.Context, caller Caller, op *operation, fresh bool) error {
-	prev, err := s.deployedRelease(ctx, op)
-	if err != nil {
-		return err
-	}
 	var deployed map[string]any
-	if prev != nil {
-		deployed = prev.Values
+	if !fresh {
+		prev, err := s.deployedRelease(ctx, op)
+		if err != nil {
+			return err
+		}
+		if prev != nil {
+			deployed = prev.Values
+		}
 	}
 	w := planServerGroups(op.stackID(), op.values.values, deployed, fresh)
 	if len(w.ordered) > 0 {
