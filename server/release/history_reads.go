@@ -80,6 +80,25 @@ func (h *History) settle() error {
 type historyReads struct {
 	corev1client.SecretInterface
 	*History
+	// reads is the caller's context for reads of the history; nil: the
+	// one Helm passes. Helm's Secrets driver passes context.Background()
+	// to every request, so without it a read from a hung API server would
+	// outlast the caller's deadline, up to the client's request timeout.
+	// Writes keep Helm's: a record write runs to its end (runs.go).
+	reads context.Context
+}
+
+// readContext is the context a read of the history runs with.
+func (h *historyReads) readContext(helms context.Context) context.Context {
+	if h.reads != nil {
+		return h.reads
+	}
+	return helms
+}
+
+// Get reads one release record with the caller's context.
+func (h *historyReads) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Secret, error) {
+	return h.SecretInterface.Get(h.readContext(ctx), name, opts)
 }
 
 // List answers from the last LIST when its selector asked for no less
@@ -94,7 +113,7 @@ func (h *historyReads) List(ctx context.Context, opts metav1.ListOptions) (*core
 			return answer, nil
 		}
 	}
-	list, err := h.SecretInterface.List(ctx, opts)
+	list, err := h.SecretInterface.List(h.readContext(ctx), opts)
 	if err == nil && plain {
 		required, _ := sel.Requirements()
 		h.mu.Lock()

@@ -117,7 +117,9 @@ func (e *NotFoundError) Error() string {
 // NotFound classifies the error for the gRPC boundary.
 func (e *NotFoundError) NotFound() bool { return true }
 
-func (m *Manager) config(t Target) (*action.Configuration, error) {
+// config is Helm's configuration for one action on t; reads is the
+// context of the action's reads of the release history (historyReads).
+func (m *Manager) config(t Target, reads context.Context) (*action.Configuration, error) {
 	cfg := new(action.Configuration)
 	debug := func(format string, v ...any) { m.log.Debug(fmt.Sprintf(format, v...), "namespace", t.Namespace) }
 	if err := cfg.Init(t.Getter, t.Namespace, "secret", debug); err != nil {
@@ -138,7 +140,7 @@ func (m *Manager) config(t Target) (*action.Configuration, error) {
 			if history == nil {
 				history = new(History)
 			}
-			records := driver.NewSecrets(&historyReads{SecretInterface: clients.CoreV1().Secrets(t.Namespace), History: history})
+			records := driver.NewSecrets(&historyReads{SecretInterface: clients.CoreV1().Secrets(t.Namespace), History: history, reads: reads})
 			records.Log = debug
 			cfg.Releases = storage.Init(records)
 		}
@@ -195,7 +197,7 @@ func (m *Manager) deploy(ctx context.Context, t Target, name string, ch *chart.C
 	if t.History == nil {
 		t.History = new(History)
 	}
-	cfg, err := m.config(t)
+	cfg, err := m.config(t, ctx)
 	if err != nil {
 		return nil, "upgrade", err
 	}
@@ -282,7 +284,7 @@ func (m *Manager) Uninstall(ctx context.Context, t Target, name string) (err err
 		return err
 	}
 	defer done()
-	cfg, err := m.config(t)
+	cfg, err := m.config(t, ctx)
 	if err != nil {
 		return err
 	}
@@ -298,9 +300,9 @@ func (m *Manager) Uninstall(ctx context.Context, t Target, name string) (err err
 }
 
 // Get returns the newest revision of the release.
-func (m *Manager) Get(_ context.Context, t Target, name string) (_ *Release, err error) {
+func (m *Manager) Get(ctx context.Context, t Target, name string) (_ *Release, err error) {
 	defer m.observe("get", time.Now(), &err)
-	cfg, err := m.config(t)
+	cfg, err := m.config(t, ctx)
 	if err != nil {
 		return nil, err
 	}
