@@ -270,6 +270,19 @@ func inKeystone(t *testing.T, id string) bool {
 // leaves: a credential named for the cluster that no Secret holds.
 func orphanCredential(t *testing.T, clusterUUID string) string {
 	t.Helper()
+	ac, err := applicationcredentials.Create(context.Background(), userIdentity(t), stack.Info.User.ID, applicationcredentials.CreateOpts{
+		Name: "magnum-" + clusterUUID + "-0rphan" + time.Now().Format("150405"),
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ac.ID
+}
+
+// userIdentity is Keystone's identity API as the test user, logged in with
+// a password.
+func userIdentity(t *testing.T) *gophercloud.ServiceClient {
+	t.Helper()
 	u := stack.Info.User
 	pc, err := openstack.AuthenticatedClient(context.Background(), gophercloud.AuthOptions{
 		IdentityEndpoint: stack.Info.AuthURL, Username: u.Name, Password: u.Password, DomainID: "default", TenantID: u.ProjectID,
@@ -281,11 +294,5 @@ func orphanCredential(t *testing.T, clusterUUID string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac, err := applicationcredentials.Create(context.Background(), identity, u.ID, applicationcredentials.CreateOpts{
-		Name: "magnum-" + clusterUUID + "-0rphan" + time.Now().Format("150405"),
-	}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ac.ID
+	return identity
 }

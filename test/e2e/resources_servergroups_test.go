@@ -113,10 +113,7 @@ func TestServerGroupsLifecycle(t *testing.T) {
 func TestServerGroupQuota(t *testing.T) {
 	c := newCluster(t, "sgquota", "v1.33.2", 1)
 	// Room for one more group: the create needs two.
-	existing := map[string]bool{}
-	for _, g := range stack.OpenStack.ServerGroups(stack.Info.Project.ID) {
-		existing[g.ID] = true
-	}
+	existing := serverGroupIDs()
 	stack.OpenStack.SetServerGroupQuota(len(existing) + 1)
 	t.Cleanup(func() { stack.OpenStack.SetServerGroupQuota(0) })
 	before := footprintOf(t, c.owner())
@@ -130,12 +127,7 @@ func TestServerGroupQuota(t *testing.T) {
 	stack.OpenStack.SetServerGroupQuota(0)
 	// The control plane's group fitted; its name says the stack_id the
 	// create never returned.
-	stackID := ""
-	for _, g := range stack.OpenStack.ServerGroups(stack.Info.Project.ID) {
-		if !existing[g.ID] && strings.HasSuffix(g.Name, "-control-plane") {
-			stackID = strings.TrimSuffix(g.Name, "-control-plane")
-		}
-	}
+	stackID := stackIDOfNewGroups(existing)
 	if stackID == "" {
 		t.Fatalf("the refused create made no control plane group before reaching the quota")
 	}
@@ -156,6 +148,26 @@ func TestServerGroupQuota(t *testing.T) {
 			t.Errorf("left after the refused create was deleted: %s", change)
 		}
 	}
+}
+
+// serverGroupIDs are the ids of the test project's server groups in Nova.
+func serverGroupIDs() map[string]bool {
+	ids := map[string]bool{}
+	for _, g := range stack.OpenStack.ServerGroups(stack.Info.Project.ID) {
+		ids[g.ID] = true
+	}
+	return ids
+}
+
+// stackIDOfNewGroups is the stack_id in the name of a control plane group
+// not among existing: that of a create that failed before returning it.
+func stackIDOfNewGroups(existing map[string]bool) string {
+	for _, g := range stack.OpenStack.ServerGroups(stack.Info.Project.ID) {
+		if !existing[g.ID] && strings.HasSuffix(g.Name, "-control-plane") {
+			return strings.TrimSuffix(g.Name, "-control-plane")
+		}
+	}
+	return ""
 }
 
 // groupsByName are the stack's server groups in Nova, by name.
