@@ -70,15 +70,7 @@ func TestCreateRefusedByKeystone(t *testing.T) {
 	// Magnum marks it CREATE_FAILED and the user deletes it, logged in with
 	// a password this time.
 	c.ctx.AuthToken = passwordToken
-	c.remove(t, driver)
-	if left := serverGroupsOf(stackID); len(left) > 0 {
-		t.Errorf("server groups left after DELETE_COMPLETE: %+v", left)
-	}
-	for _, change := range before.changes(footprintOf(t, c.owner())) {
-		if change != "added default Namespace "+projectNamespace() {
-			t.Errorf("left after the refused create was deleted: %s", change)
-		}
-	}
+	removeRefused(t, c, stackID, before)
 }
 
 // applicationCredentialToken logs in as the test user with a restricted

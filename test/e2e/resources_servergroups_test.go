@@ -139,6 +139,15 @@ func TestServerGroupQuota(t *testing.T) {
 		}
 	}
 	// Magnum marks it CREATE_FAILED and the user deletes it.
+	removeRefused(t, c, stackID, before)
+}
+
+// removeRefused deletes a cluster whose create was refused after it made
+// its server groups, as the user deletes a CREATE_FAILED cluster, and
+// checks that nothing of it is left but the project's namespace: no server
+// group of stackID and nothing the footprint before the create lacked.
+func removeRefused(t *testing.T, c *cluster, stackID string, before footprint) {
+	t.Helper()
 	c.remove(t, driver)
 	if left := serverGroupsOf(stackID); len(left) > 0 {
 		t.Errorf("server groups left after DELETE_COMPLETE: %+v", left)
