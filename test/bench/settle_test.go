@@ -17,15 +17,16 @@ import (
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
 
-// settle waits until every created cluster is CREATE_COMPLETE, as Magnum's periodic
-// status job sees it, and returns how long that took. A burst measured right
-// after another one would otherwise start while the Cluster API controllers
-// still provision the earlier burst's clusters: the API server's watch cache
-// of Secrets then lags its etcd by more than the 3 s a consistent LIST waits
-// for it, every such LIST falls back to reading the whole namespace's Secrets
-// from etcd, and 50 of those at once held the API server's etcd connection
-// past its 60 s request timeout (2026-12-07: every peer process failed that
-// way). Each burst starts on a settled stack instead.
+// settle waits until every created cluster is CREATE_COMPLETE, as Magnum's
+// periodic status job sees it, and returns how long that took. A burst
+// measured right after another one would otherwise start while the Cluster
+// API controllers still provision the earlier burst's clusters: the API
+// server's watch cache of Secrets then lags its etcd by more than the 3 s a
+// consistent LIST waits for it, every such LIST falls back to reading the
+// whole namespace's Secrets from etcd, and 50 of those at once held the API
+// server's etcd connection past its 60 s request timeout (2026-12-07: every
+// peer process failed that way). Each burst starts on a settled stack
+// instead.
 func settle(b *testing.B, driver pb.DriverServiceClient, clusters []*cluster, timeout time.Duration) time.Duration {
 	b.Helper()
 	start := time.Now()
