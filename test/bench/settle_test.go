@@ -1,16 +1,15 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -60,21 +59,20 @@ func secretListFallbacks(ctx context.Context, cfg *rest.Config) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("reading the API server's metrics: %w", err)
 	}
-	total := 0
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<22)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_watch_cache_consistent_read_total{") ||
-			!strings.Contains(line, `fallback="true"`) || !strings.Contains(line, `resource="secrets"`) {
-			continue
-		}
-		fields := strings.Fields(line)
-		n, err := strconv.ParseFloat(fields[len(fields)-1], 64)
-		if err != nil {
-			return 0, fmt.Errorf("the API server's metric line %q: %w", line, err)
-		}
-		total += int(n)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return 0, fmt.Errorf("parsing the API server's metrics: %w", err)
 	}
-	return total, sc.Err()
+	total := 0
+	for _, m := range families["apiserver_watch_cache_consistent_read_total"].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["fallback"] == "true" && labels["resource"] == "secrets" {
+			total += int(m.GetCounter().GetValue())
+		}
+	}
+	return total, nil
 }
