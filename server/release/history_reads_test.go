@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -120,24 +121,20 @@ func TestHistorySupersedesAhead(t *testing.T) {
 			clients := fake.NewClientset(record("v1", "deployed"), record("v2", "pending-upgrade"))
 			release := make(chan struct{})
 			var superseded atomic.Bool
-			clients.PrependReactor("update", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				if a.(k8stesting.UpdateAction).GetObject().(*corev1.Secret).Labels["status"] != "superseded" {
-					return false, nil, nil
-				}
-				if tt.upgrading {
-					select { // held until the next write has been made
-					case <-release:
-					case <-time.After(10 * time.Second):
-						t.Error("the write marking v1 superseded held up the next write")
+			// The hold sits in front of the fake clientset, not in one of
+			// its reactors: the fake runs reactors under its own lock, so a
+			// reactor held would hold up every other call as well.
+			held := &holdSuperseded{SecretInterface: clients.CoreV1().Secrets("ns"), t: t,
+				hold: tt.upgrading, release: release, superseded: &superseded}
+			if tt.refuse {
+				clients.PrependReactor("update", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+					if a.(k8stesting.UpdateAction).GetObject().(*corev1.Secret).Labels["status"] != "superseded" {
+						return false, nil, nil
 					}
-				}
-				superseded.Store(true)
-				if tt.refuse {
 					return true, nil, errors.New("etcdserver: request timed out")
-				}
-				return false, nil, nil
-			})
-			h := &historyReads{SecretInterface: clients.CoreV1().Secrets("ns"), History: new(History)}
+				})
+			}
+			h := &historyReads{SecretInterface: held, History: new(History)}
 			h.upgrading(tt.upgrading)
 			ctx := context.Background()
 			if _, err := h.Update(ctx, record("v1", "superseded"), metav1.UpdateOptions{}); err != nil {
@@ -176,4 +173,30 @@ func TestHistorySupersedesAhead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// holdSuperseded holds a write marking a record superseded, when hold is
+// set, until release is closed or 10 s have passed (an error then), and
+// records in superseded that the write was made.
+type holdSuperseded struct {
+	typedcorev1.SecretInterface
+	t          *testing.T
+	hold       bool
+	release    <-chan struct{}
+	superseded *atomic.Bool
+}
+
+func (h *holdSuperseded) Update(ctx context.Context, s *corev1.Secret, opts metav1.UpdateOptions) (*corev1.Secret, error) {
+	if s.Labels["status"] != "superseded" {
+		return h.SecretInterface.Update(ctx, s, opts)
+	}
+	if h.hold {
+		select { // held until the next write has been made
+		case <-h.release:
+		case <-time.After(10 * time.Second):
+			h.t.Error("the write marking v1 superseded held up the next write")
+		}
+	}
+	defer h.superseded.Store(true)
+	return h.SecretInterface.Update(ctx, s, opts)
 }
