@@ -11,10 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	k8stesting "k8s.io/client-go/testing"
 )
 
 // TestHistoryReads: a LIST is answered from the action's last one when
@@ -125,15 +123,7 @@ func TestHistorySupersedesAhead(t *testing.T) {
 			// its reactors: the fake runs reactors under its own lock, so a
 			// reactor held would hold up every other call as well.
 			held := &holdSuperseded{SecretInterface: clients.CoreV1().Secrets("ns"), t: t,
-				hold: tt.upgrading, release: release, superseded: &superseded}
-			if tt.refuse {
-				clients.PrependReactor("update", "secrets", func(a k8stesting.Action) (bool, runtime.Object, error) {
-					if a.(k8stesting.UpdateAction).GetObject().(*corev1.Secret).Labels["status"] != "superseded" {
-						return false, nil, nil
-					}
-					return true, nil, errors.New("etcdserver: request timed out")
-				})
-			}
+				hold: tt.upgrading, refuse: tt.refuse, release: release, superseded: &superseded}
 			h := &historyReads{SecretInterface: held, History: new(History)}
 			h.upgrading(tt.upgrading)
 			ctx := context.Background()
@@ -176,14 +166,15 @@ func TestHistorySupersedesAhead(t *testing.T) {
 }
 
 // holdSuperseded holds a write marking a record superseded, when hold is
-// set, until release is closed or 10 s have passed (an error then), and
-// records in superseded that the write was made.
+// set, until release is closed or 10 s have passed (an error then), records
+// in superseded that the write was made, and refuses it, when refuse is
+// set, as an API server whose etcd timed out does.
 type holdSuperseded struct {
 	typedcorev1.SecretInterface
-	t          *testing.T
-	hold       bool
-	release    <-chan struct{}
-	superseded *atomic.Bool
+	t            *testing.T
+	hold, refuse bool
+	release      <-chan struct{}
+	superseded   *atomic.Bool
 }
 
 func (h *holdSuperseded) Update(ctx context.Context, s *corev1.Secret, opts metav1.UpdateOptions) (*corev1.Secret, error) {
@@ -198,5 +189,8 @@ func (h *holdSuperseded) Update(ctx context.Context, s *corev1.Secret, opts meta
 		}
 	}
 	defer h.superseded.Store(true)
+	if h.refuse {
+		return nil, errors.New("etcdserver: request timed out")
+	}
 	return h.SecretInterface.Update(ctx, s, opts)
 }
