@@ -46,11 +46,16 @@ tools: ## Build (once per version) kube-apiserver, etcd, buf and the protoc plug
 # sidecar's RSS (docs/benchmarks.md).
 RELEASE_LDFLAGS = -s -w -X main.version=$(VERSION)
 .PHONY: build
-build: ## Build bin/magnum-capi, and what the Python tests and the demo run: bin/testbed (the test stack), bin/capi-controllers (its Cluster API controllers) and bin/stackhpc-install (a cluster installed as the StackHPC driver does).
+build: demo-build ## Build bin/magnum-capi, and what the Python tests and the demo run: bin/testbed (the test stack), bin/capi-controllers (its Cluster API controllers), bin/magnum-demo and bin/stackhpc-install (a cluster installed as the StackHPC driver does).
+	$(GO) build -o $(BIN)/stackhpc-install ./test/cmd/stackhpc-install
+
+# What the demo runs, and nothing else.
+.PHONY: demo-build
+demo-build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(RELEASE_LDFLAGS)" -o $(BIN)/magnum-capi ./cmd/magnum-capi
 	$(GO) build -o $(BIN)/testbed ./test/cmd/testbed
+	$(GO) build -o $(BIN)/magnum-demo ./test/cmd/magnum-demo
 	cd $(CAPI_CONTROLLERS) && $(GO) build -o $(BIN)/capi-controllers ./cmd/capi-controllers
-	$(GO) build -o $(BIN)/stackhpc-install ./test/cmd/stackhpc-install
 
 # The shim's wheel, built as docs/operator-guide.md's build-shim block builds
 # it (Debian's setuptools, no package index): what hosts without Kolla
@@ -137,6 +142,15 @@ PY_ENV = MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_TESTBED_BIN=$(BIN)/testb
 py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
 	cd magnum && $(PY_ENV) $(PYTHON) -m pytest -q --durations=15 -p no:warnings -p no:cacheprovider magnum_capi
 
+# The Debian roots the Magnum lanes run from, built once per machine
+# (test/cmd/debian-roots). make test starts this first and in the
+# background: debootstrap waits on Debian's archive and dpkg, so it runs
+# beside the compiles; a lane that asks for a root still being built waits
+# for it.
+.PHONY: roots
+roots: deps ## Build (once per machine) the Debian trixie and sid root file systems of the Magnum 20 and 23 lanes.
+	$(GO) run ./test/cmd/debian-roots
+
 .PHONY: test
 # The Go tests and the Python tests side by side: each runs one stack and
 # spends most of its time waiting for the Cluster API controllers (together
@@ -144,7 +158,14 @@ py-test: deps build ## Python tests of the shim on Debian's python3-magnum.
 # another stack, the API server's writes took seconds each and a resize
 # outlasted the shim's 45 s call_timeout, which a cloud's management
 # cluster would not see. --output-sync: each suite's output in one piece.
-test: deps tools verify build ## Everything CI runs (installs what it needs).
+# The demo runs in both: its first half as a Magnum 15 test
+# (test/magnum's TestDemo), its second half as a Python test
+# (test_demo.py), so a broken demo fails here.
+test: deps ## Everything CI runs (installs what it needs).
+	mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/debian-roots ./test/cmd/debian-roots
+	$(BIN)/debian-roots > $(BIN)/debian-roots.log 2>&1 &
+	$(MAKE) --no-print-directory tools verify build
 	$(MAKE) --no-print-directory -j2 --output-sync=target go-test py-test
 	$(MAKE) --no-print-directory magnum-test
 
@@ -153,6 +174,6 @@ testbed: deps tools build ## Run the test stack (management API, CRDs, conversio
 	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers $(BIN)/testbed -sidecar-config $(BIN)/magnum-capi-testbed.yaml
 
 .PHONY: demo
-demo: deps tools build ## Real Magnum 15 services driven by the openstack CLI (create, show, config, resize, delete), then the timeline of one cluster through the shim.
-	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers $(GO) run ./test/cmd/magnum-demo
+demo: deps tools demo-build ## Real Magnum 15 services driven by the openstack CLI (create, show, config, resize, delete), then the timeline of one cluster through the shim.
+	KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers $(BIN)/magnum-demo
 	$(PY_ENV) $(PYTHON) test/demo/demo.py

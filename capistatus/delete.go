@@ -87,6 +87,25 @@ func deletionItems(req Request, snap Snapshot) []item {
 	if req.ReleaseExists {
 		items = append(items, item{rankCluster, "Helm release " + req.StackID})
 	}
+	return append(items, leftoverItems(snap.Leftovers)...)
+}
+
+// leftoverItems names what is left besides the objects CAPI deletes, one
+// item per kind in the order first seen: Kubernetes' garbage collector
+// deletes these after the Cluster, so they are the last thing waited for.
+func leftoverItems(left []Leftover) []item {
+	var kinds []string
+	names := map[string][]string{}
+	for _, l := range left {
+		if _, ok := names[l.Kind]; !ok {
+			kinds = append(kinds, l.Kind)
+		}
+		names[l.Kind] = append(names[l.Kind], l.Name)
+	}
+	items := make([]item, 0, len(kinds))
+	for _, k := range kinds {
+		items = append(items, item{rankCluster, k + " " + listNames(names[k], 3) + " (Kubernetes' garbage collector deletes it after the Cluster)"})
+	}
 	return items
 }
 

@@ -575,6 +575,24 @@ var deleteCases = []deriveCase{
 			"the network service refused to delete the network (HTTP 409 Conflict, NetworkInUse). Ports are still in use on the cluster's network: " +
 			"delete the load balancers, servers and ports you created in it, then delete the cluster again; " +
 			"OpenStackCluster " + stack + " (finalizers: openstackcluster.infrastructure.cluster.x-k8s.io, janitor.capi.stackhpc.com); Cluster " + stack + " (finalizers: cluster.cluster.x-k8s.io)"},
+	{row: "D-09", name: "templates and CAPI's Secrets left for the garbage collector", status: DeleteInProgress, want: DeleteInProgress,
+		snap: func(s *Snapshot) {
+			*s = Snapshot{Leftovers: []Leftover{
+				{Kind: "OpenStackMachineTemplate", Name: stack + "-control-plane-1a2b3c4d"},
+				{Kind: "KubeadmConfigTemplate", Name: stack + "-default-worker-5e6f7a8b"},
+				{Kind: "OpenStackMachineTemplate", Name: stack + "-default-worker-9c0d1e2f"},
+				{Kind: "Secret", Name: stack + "-kubeconfig"},
+			}}
+		}, wantExact: true,
+		reason: "waiting for deletion of: OpenStackMachineTemplate " + stack + "-control-plane-1a2b3c4d, " + stack + "-default-worker-9c0d1e2f" +
+			" (Kubernetes' garbage collector deletes it after the Cluster); KubeadmConfigTemplate " + stack + "-default-worker-5e6f7a8b" +
+			" (Kubernetes' garbage collector deletes it after the Cluster); Secret " + stack + "-kubeconfig (Kubernetes' garbage collector deletes it after the Cluster)"},
+	{row: "D-09", name: "leftovers past the delete timeout", status: DeleteInProgress, want: DeleteFailed,
+		req: func(r *Request) { r.OperationStarted = r.Now.Add(-31 * time.Minute) },
+		snap: func(s *Snapshot) {
+			*s = Snapshot{Leftovers: []Leftover{{Kind: "KubeadmConfigTemplate", Name: stack + "-default-worker-5e6f7a8b"}}}
+		}, wantExact: true,
+		reason: "timed out after 30 minutes waiting for deletion of: KubeadmConfigTemplate " + stack + "-default-worker-5e6f7a8b (Kubernetes' garbage collector deletes it after the Cluster)"},
 	{row: "D-07", name: "failed deletion finished later", status: DeleteFailed, want: DeleteComplete,
 		req:  func(r *Request) { r.StatusReason = "timed out after 30 minutes waiting for deletion of: ..." },
 		snap: func(s *Snapshot) { *s = Snapshot{} }, wantExact: true, reason: ""},

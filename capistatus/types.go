@@ -21,7 +21,16 @@ type Snapshot struct {
 	// cluster.x-k8s.io/cluster-name), where Nova's refusals are.
 	Servers []OpenStackServer
 	Addons  []Addon
+	// Leftovers are the cluster's other objects still in the namespace: the
+	// templates the chart keeps past an uninstall and the Secrets Cluster API
+	// made, which Kubernetes' garbage collector deletes once the Cluster is
+	// gone. The watch cache does not carry them; they are read only when
+	// everything else of a deletion is gone.
+	Leftovers []Leftover
 }
+
+// Leftover is one object of the cluster's outside the kinds status watches.
+type Leftover struct{ Kind, Name string }
 
 // Request is the Magnum side: what Magnum believes and when the operation
 // started.

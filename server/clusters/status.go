@@ -17,8 +17,9 @@ const (
 
 // Status derives the Magnum status of one cluster from the watch cache. It
 // makes no API request unless the cluster just finished deleting, when it
-// removes the Secrets and the application credential the driver made
-// (status_cleanup.go), or a write of this sidecar's is not in the cache yet
+// looks for what the garbage collector has still to delete
+// (status_leftovers.go) and then removes the Secrets and the application
+// credential the driver made (status_cleanup.go), or a write of this sidecar's is not in the cache yet
 // (status_guard.go), or its Argo CD Secret is due (gitops.go: once per
 // completion, and once after a restart).
 func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
@@ -45,6 +46,9 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 		if waiting := s.cacheBehind(ctx, o.op, o.objs.Release); waiting != "" {
 			res = holdBack(spec, res, "waiting for: "+waiting)
 		}
+	}
+	if res.Status == statusDeleteComplete {
+		res = s.withLeftovers(ctx, o, req, res)
 	}
 	if res.Status == statusDeleteComplete {
 		if err := s.cleanupDeleted(ctx, o.op); err != nil {

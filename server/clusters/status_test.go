@@ -33,6 +33,9 @@ func TestSnapshotCarriesEveryKind(t *testing.T) {
 	// copied fails here.
 	v := reflect.ValueOf(snap)
 	for i := range v.NumField() {
+		if v.Type().Field(i).Name == "Leftovers" {
+			continue // read from the API server, and only for a deletion (status_leftovers.go)
+		}
 		if v.Field(i).IsZero() {
 			t.Errorf("Snapshot.%s is empty: snapshot() does not copy it from the cache's objects", v.Type().Field(i).Name)
 		}

@@ -99,15 +99,5 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("DeleteCluster: %v", err)
 	}
 	c.waitFor(t, "DELETE_COMPLETE", 3*time.Minute)
-
-	var left corev1.SecretList
-	if err := kc.List(context.Background(), &left, client.InNamespace(ns), client.MatchingLabels{"magnum.openstack.org/cluster-uuid": c.spec.Cluster.Uuid}); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(left.Items); n != 0 {
-		t.Errorf("%d secrets of the cluster left after DELETE_COMPLETE", n)
-	}
-	if err := kc.Get(context.Background(), client.ObjectKeyFromObject(&capi), &clusterv1.Cluster{}); err == nil {
-		t.Error("the CAPI Cluster still exists after DELETE_COMPLETE")
-	}
+	assertNothingLeft(t, c, ns)
 }

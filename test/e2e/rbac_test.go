@@ -74,6 +74,7 @@ func TestLeastPrivilege(t *testing.T) {
 		t.Fatalf("DeleteCluster as the least-privileged user: %v", err)
 	}
 	c.waitFor(t, "DELETE_COMPLETE", 3*time.Minute)
+	assertNothingLeft(t, c, projectNamespace())
 
 	// A refused call, for the error series.
 	ctx, cancel = c.callCtx()

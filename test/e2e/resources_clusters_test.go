@@ -71,7 +71,8 @@ func (c *cluster) upgradeRequest(version string) *pb.UpgradeClusterRequest {
 	return &pb.UpgradeClusterRequest{Context: c.ctx, Spec: c.spec}
 }
 
-// remove deletes the cluster through d and waits for DELETE_COMPLETE.
+// remove deletes the cluster through d, waits for DELETE_COMPLETE and
+// checks, at that first answer, that nothing of the cluster is left.
 func (c *cluster) remove(t *testing.T, d pb.DriverServiceClient) {
 	t.Helper()
 	c.setStatus("DELETE_IN_PROGRESS")
@@ -82,6 +83,7 @@ func (c *cluster) remove(t *testing.T, d pb.DriverServiceClient) {
 		t.Fatalf("DeleteCluster %s: %v", c.spec.Cluster.Name, err)
 	}
 	c.waitOn(t, d, "DELETE_COMPLETE", 3*time.Minute)
+	assertNothingLeft(t, c, projectNamespace())
 }
 
 // history is the release's revisions in a management cluster, oldest

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/magnum-capi/magnum-capi/test/debianroot"
 )
 
 // loadLikeMagnum is what magnum-api and magnum-conductor do with drivers,
@@ -91,7 +93,7 @@ func installOnly(ctx context.Context, t *testing.T, dir, shim string, rel Releas
 	if rel.Host {
 		ns, err = StartNamespace(ctx, "/", "/", hostMounts(dir, run))
 	} else {
-		image, _, rootErr := EnsureRoot(ctx, rel.Suite, t.Logf)
+		image, _, rootErr := debianroot.Ensure(ctx, rel.Suite, t.Logf)
 		if rootErr != nil {
 			return nil, rootErr
 		}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/magnum-capi/magnum-capi/test/debianroot"
 	"github.com/magnum-capi/magnum-capi/test/keystone"
 	"github.com/magnum-capi/magnum-capi/test/ports"
 )
@@ -28,7 +29,7 @@ type Lane struct {
 	Dir     string
 	NS      *Namespace
 	// RootInfo describes the root file system (zero for Magnum 15).
-	RootInfo RootInfo
+	RootInfo debianroot.Info
 	// APIURL is magnum-api's versioned URL (the catalog's endpoint).
 	APIURL string
 	// Project and User own the lane's clusters; CLI acts as User.
@@ -60,7 +61,7 @@ func StartLane(ctx context.Context, c *Cloud, rel Release) (_ *Lane, err error) 
 			return nil, err
 		}
 	} else {
-		image, info, err := EnsureRoot(ctx, rel.Suite, c.logf)
+		image, info, err := debianroot.Ensure(ctx, rel.Suite, c.logf)
 		if err != nil {
 			return nil, err
 		}

@@ -5,49 +5,39 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
 // Namespace is the management-cluster namespace of the lane's project.
 func (l *Lane) Namespace() string { return "magnum-" + strings.ReplaceAll(l.Project.ID, "-", "") }
 
-// leftoverKinds are the Cluster API and addon objects a cluster's chart
-// makes (besides Secrets).
-var leftoverKinds = []schema.GroupVersionKind{
-	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "ClusterList"},
-	{Group: "cluster.x-k8s.io", Version: "v1beta1", Kind: "MachineList"},
-	{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta1", Kind: "OpenStackClusterList"},
-	{Group: "addons.stackhpc.com", Version: "v1alpha1", Kind: "HelmReleaseList"},
+// ClusterRemains lists what is left of one cluster in the management
+// cluster (harness.ClusterRemains in the lane's namespace).
+func (l *Lane) ClusterRemains(ctx context.Context, stackID, uuid string) ([]string, error) {
+	return harness.ClusterRemains(ctx, l.Cloud.H.Env.Client, l.Namespace(), stackID, uuid)
 }
 
 // Leftovers lists what the lane's deleted clusters left behind: objects in
-// the project's management-cluster namespace (Helm release Secrets, the
-// driver's Secrets, Cluster API objects), application credentials of the
-// lane's user, trusts it made and trustee users of the clusters (Magnum 15
-// to 22), and certificates in Magnum's x509keypair table. Empty means
-// nothing was lost or leaked.
+// the project's management-cluster namespace (every kind a cluster has
+// there: harness.ClusterKinds), application credentials of the lane's
+// user, trusts it made and trustee users of the clusters (Magnum 15 to 22),
+// and certificates in Magnum's x509keypair table. Empty means nothing was
+// lost or leaked.
 func (l *Lane) Leftovers(ctx context.Context, clusterUUIDs []string) ([]string, error) {
 	var left []string
 	ns := l.Namespace()
 	c := l.Cloud.H.Env.Client
-	var secrets corev1.SecretList
-	if err := c.List(ctx, &secrets, client.InNamespace(ns)); err != nil {
-		return nil, err
-	}
-	for _, s := range secrets.Items {
-		left = append(left, "Secret "+ns+"/"+s.Name)
-	}
-	for _, gvk := range leftoverKinds {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk)
+	for _, gvk := range harness.ClusterKinds {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return nil, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+			return nil, fmt.Errorf("listing %ss: %w", gvk.Kind, err)
 		}
 		for _, o := range list.Items {
-			left = append(left, strings.TrimSuffix(gvk.Kind, "List")+" "+ns+"/"+o.GetName())
+			left = append(left, gvk.Kind+" "+ns+"/"+o.Name)
 		}
 	}
 

@@ -122,6 +122,7 @@ func lifecycle(t *testing.T, l *Lane) {
 		}
 	}
 	var uuids []string
+	stackIDs, uuidOf := map[string]string{}, map[string]string{}
 	remember := func(name string) {
 		t.Helper()
 		f, err := l.Show(ctx, "cluster", name)
@@ -129,6 +130,28 @@ func lifecycle(t *testing.T, l *Lane) {
 			t.Fatal(err)
 		}
 		uuids = append(uuids, f["uuid"].(string))
+		uuidOf[name] = f["uuid"].(string)
+		stackIDs[name], _ = f["stack_id"].(string)
+	}
+	// gone waits until Magnum no longer shows the cluster, then, with no
+	// wait, checks that nothing of it is left in the management cluster:
+	// Magnum forgets a cluster at DELETE_COMPLETE, so what is left then is
+	// lost.
+	gone := func(name string) {
+		t.Helper()
+		if f, err := l.Show(ctx, "cluster", name); err == nil && f["stack_id"] != nil {
+			// Magnum saves it when the conductor's create returns, after
+			// remember has looked.
+			stackIDs[name], _ = f["stack_id"].(string)
+		}
+		wait(name, "gone")
+		left, err := l.ClusterRemains(ctx, stackIDs[name], uuidOf[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(left) > 0 {
+			t.Errorf("Magnum %d: cluster %s gone from Magnum, but still in the management cluster: %v", l.Release.Major, name, left)
+		}
 	}
 
 	step(t, l, "install check", func() {
@@ -351,7 +374,7 @@ func lifecycle(t *testing.T, l *Lane) {
 	step(t, l, "delete", func() {
 		run("coe", "cluster", "delete", "demo")
 		for _, name := range clusters {
-			wait(name, "gone")
+			gone(name)
 		}
 		assertNothingLeft(ctx, t, l, uuids)
 	})

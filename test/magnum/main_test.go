@@ -16,9 +16,9 @@ import (
 // The cloud and its lanes start once per test binary, shared by the tests.
 var (
 	cloud     *Cloud
-	lanes     = map[int]*Lane{}
-	laneErrs  = map[int]error{}
-	laneOnce  = map[int]*sync.Once{}
+	lanes     = map[string]*Lane{}
+	laneErrs  = map[string]error{}
+	laneOnce  = map[string]*sync.Once{}
 	lanesMu   sync.Mutex
 	cloudErr  error
 	startOnce sync.Once
@@ -38,6 +38,16 @@ func selectedReleases() []Release {
 				out = append(out, r)
 			}
 		}
+	}
+	return out
+}
+
+// selectedLanes are the selected releases' lanes and, with Magnum 15, the
+// demo's (TestDemo).
+func selectedLanes() []Release {
+	out := selectedReleases()
+	if slices.ContainsFunc(out, func(r Release) bool { return r.Major == Demo.Major }) {
+		out = append(out, Demo)
 	}
 	return out
 }
@@ -72,7 +82,7 @@ func startAll(t *testing.T) {
 			cloudErr = err
 			return
 		}
-		cloud, cloudErr = StartCloud(ctx, CloudOptions{Dir: dir, Releases: selectedReleases(),
+		cloud, cloudErr = StartCloud(ctx, CloudOptions{Dir: dir, Releases: selectedLanes(),
 			SidecarBinary: os.Getenv("MAGNUM_CAPI_BIN"), Logf: logf})
 	})
 	if cloudErr != nil {
@@ -88,15 +98,15 @@ func logf(format string, args ...any) {
 // built first when it is not cached), or fails the test.
 func lane(t *testing.T, r Release) *Lane {
 	t.Helper()
-	if !slices.Contains(selectedReleases(), r) {
+	if !slices.Contains(selectedLanes(), r) {
 		t.Skipf("Magnum %d not selected (MAGNUM_CAPI_RELEASES)", r.Major)
 	}
 	startAll(t)
 	lanesMu.Lock()
-	once, ok := laneOnce[r.Major]
+	once, ok := laneOnce[r.Name()]
 	if !ok {
 		once = &sync.Once{}
-		laneOnce[r.Major] = once
+		laneOnce[r.Name()] = once
 	}
 	lanesMu.Unlock()
 	once.Do(func() {
@@ -105,12 +115,12 @@ func lane(t *testing.T, r Release) *Lane {
 		l, err := StartLane(ctx, cloud, r)
 		lanesMu.Lock()
 		defer lanesMu.Unlock()
-		lanes[r.Major], laneErrs[r.Major] = l, err
+		lanes[r.Name()], laneErrs[r.Name()] = l, err
 	})
 	lanesMu.Lock()
 	defer lanesMu.Unlock()
-	if err := laneErrs[r.Major]; err != nil {
+	if err := laneErrs[r.Name()]; err != nil {
 		t.Fatalf("Magnum %d did not start: %v", r.Major, err)
 	}
-	return lanes[r.Major]
+	return lanes[r.Name()]
 }

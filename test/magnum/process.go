@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/magnum-capi/magnum-capi/test/debianroot"
 )
 
 // process is one service the test started, with its output in a log file.
@@ -80,9 +82,9 @@ func (p *process) waitFor(ctx context.Context, what string, timeout time.Duratio
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("%s exited (%v) before %s%s", p.name, p.err, what, tailFile(p.log, 30))
+			return fmt.Errorf("%s exited (%v) before %s%s", p.name, p.err, what, debianroot.TailFile(p.log, 30))
 		case <-ctx.Done():
-			return fmt.Errorf("%s: timed out after %s waiting for %s%s", p.name, timeout, what, tailFile(p.log, 30))
+			return fmt.Errorf("%s: timed out after %s waiting for %s%s", p.name, timeout, what, debianroot.TailFile(p.log, 30))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -1,4 +1,9 @@
-package magnum
+// Package debianroot builds and caches the Debian root file systems the
+// Magnum lanes run later Magnum releases from (debootstrap), keyed by suite,
+// recipe and package versions, outside the repository. It imports little
+// on purpose: make test builds its command (test/cmd/debian-roots) first,
+// so debootstrap's downloads run beside the first compiles.
+package debianroot
 
 import (
 	"bytes"
@@ -46,8 +51,8 @@ func debianMirror() string {
 	return "http://deb.debian.org/debian"
 }
 
-// RootInfo describes a built root; it is written as root.json beside it.
-type RootInfo struct {
+// Info describes a built root; it is written as root.json beside it.
+type Info struct {
 	Suite    string            `json:"suite"`
 	Recipe   string            `json:"recipe"`
 	Versions map[string]string `json:"versions"`
@@ -64,12 +69,12 @@ func rootsDir() (string, error) {
 	return filepath.Join(cache, "magnum-capi", "roots"), nil
 }
 
-// EnsureRoot returns a cached root file system of the Debian suite,
+// Ensure returns a cached root file system of the Debian suite,
 // building it with debootstrap when none exists (a few minutes, once per
 // machine and recipe). The directory is named after the suite, the recipe
 // and the key packages' versions; a build happens in a temporary directory
 // renamed into place, so concurrent runs never see half a root.
-func EnsureRoot(ctx context.Context, suite string, logf func(string, ...any)) (string, RootInfo, error) {
+func Ensure(ctx context.Context, suite string, logf func(string, ...any)) (string, Info, error) {
 	// One build per suite in this process; other processes race by rename.
 	building.Lock()
 	mu, ok := buildLocks[suite]
@@ -82,13 +87,24 @@ func EnsureRoot(ctx context.Context, suite string, logf func(string, ...any)) (s
 	defer mu.Unlock()
 	dir, err := rootsDir()
 	if err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
 	}
 	if path, info, ok := findRoot(dir, suite); ok {
 		return path, info, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
+	}
+	// Across processes too: make test builds the roots in the background
+	// (test/cmd/debian-roots) while the lanes may already ask for them; a
+	// second debootstrap of the same suite would only slow the first.
+	unlock, err := lockSuite(ctx, dir, suite, logf)
+	if err != nil {
+		return "", Info{}, err
+	}
+	defer unlock()
+	if path, info, ok := findRoot(dir, suite); ok {
+		return path, info, nil
 	}
 	removeAbandonedBuilds(dir)
 	logf("building the Debian %s root file system with debootstrap (once per machine; a few minutes)", suite)
@@ -112,12 +128,12 @@ var (
 )
 
 // findRoot is the newest complete root of the suite and recipe.
-func findRoot(dir, suite string) (string, RootInfo, bool) {
+func findRoot(dir, suite string) (string, Info, bool) {
 	matches, _ := filepath.Glob(filepath.Join(dir, suite+"-"+rootRecipe()+"-*", "root.json"))
 	var best string
-	var bestInfo RootInfo
+	var bestInfo Info
 	for _, m := range matches {
-		var info RootInfo
+		var info Info
 		b, err := os.ReadFile(m)
 		if err != nil || json.Unmarshal(b, &info) != nil {
 			continue
@@ -129,18 +145,18 @@ func findRoot(dir, suite string) (string, RootInfo, bool) {
 	return best, bestInfo, best != ""
 }
 
-func buildRoot(ctx context.Context, dir, suite string) (string, RootInfo, error) {
+func buildRoot(ctx context.Context, dir, suite string) (string, Info, error) {
 	begin := time.Now()
 	build, err := os.MkdirTemp(dir, "build-"+suite+"-")
 	if err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
 	}
 	defer os.RemoveAll(build)
 	root := filepath.Join(build, "root")
 	log := filepath.Join(build, "debootstrap.log")
 	out, err := os.Create(log)
 	if err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
 	}
 	// In a private mount namespace: debootstrap mounts /proc and /sys in
 	// the root, and a killed build must not leave them mounted.
@@ -154,47 +170,47 @@ func buildRoot(ctx context.Context, dir, suite string) (string, RootInfo, error)
 		// (trixie, sid): the second stage then leaves it unconfigured.
 		// apt resolves it.
 		if _, statErr := os.Stat(filepath.Join(root, "debootstrap", "debootstrap.log")); statErr != nil {
-			return "", RootInfo{}, fmt.Errorf("debootstrap %s (Debian package debootstrap; hack/deps.sh installs it): %w%s", suite, err, tailFile(log, 20))
+			return "", Info{}, fmt.Errorf("debootstrap %s (Debian package debootstrap; hack/deps.sh installs it): %w%s", suite, err, TailFile(log, 20))
 		}
 		if msg, fixErr := completeRoot(ctx, root); fixErr != nil {
-			return "", RootInfo{}, fmt.Errorf("debootstrap %s left packages unconfigured and apt-get -f install failed: %w\n%s%s", suite, fixErr, msg,
-				tailFile(filepath.Join(root, "debootstrap", "debootstrap.log"), 30))
+			return "", Info{}, fmt.Errorf("debootstrap %s left packages unconfigured and apt-get -f install failed: %w\n%s%s", suite, fixErr, msg,
+				TailFile(filepath.Join(root, "debootstrap", "debootstrap.log"), 30))
 		}
 		_ = os.RemoveAll(filepath.Join(root, "debootstrap"))
 	}
 	// Nothing installed later may start a service in the root.
 	if err := os.WriteFile(filepath.Join(root, "usr", "sbin", "policy-rc.d"), []byte("#!/bin/sh\nexit 101\n"), 0o755); err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
 	}
 	if msg, err := chrootOutput(ctx, root, "dpkg", "--audit"); err != nil || strings.TrimSpace(msg) != "" {
-		return "", RootInfo{}, fmt.Errorf("the %s root has unconfigured packages: %v\n%s", suite, err, msg)
+		return "", Info{}, fmt.Errorf("the %s root has unconfigured packages: %v\n%s", suite, err, msg)
 	}
 	// Every package asked for stays installed whatever apt does later
 	// (apt-get -f install marks what it completes as automatic).
 	if _, err := chrootOutput(ctx, root, append([]string{"apt-mark", "manual"}, rootPackages...)...); err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
 	}
 	if _, err := chrootOutput(ctx, root, "apt-get", "clean"); err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
 	}
-	info := RootInfo{Suite: suite, Recipe: rootRecipe(), Versions: map[string]string{}, Built: time.Now().UTC()}
+	info := Info{Suite: suite, Recipe: rootRecipe(), Versions: map[string]string{}, Built: time.Now().UTC()}
 	for _, p := range rootKeyPackages {
 		v, err := chrootOutput(ctx, root, "dpkg-query", "-W", "-f=${Version}", p)
 		if err != nil {
-			return "", RootInfo{}, fmt.Errorf("%s in the %s root: %w", p, suite, err)
+			return "", Info{}, fmt.Errorf("%s in the %s root: %w", p, suite, err)
 		}
 		info.Versions[p] = strings.TrimSpace(v)
 	}
 	info.Seconds = time.Since(begin).Seconds()
 	b, _ := json.MarshalIndent(info, "", "  ")
 	if err := os.WriteFile(filepath.Join(build, "root.json"), b, 0o644); err != nil {
-		return "", RootInfo{}, err
+		return "", Info{}, err
 	}
 	final := filepath.Join(dir, rootName(info))
 	if err := os.Rename(build, final); err != nil {
 		// Another run built the same root first: use theirs.
 		if _, statErr := os.Stat(filepath.Join(final, "root.json")); statErr != nil {
-			return "", RootInfo{}, fmt.Errorf("installing the %s root: %w", suite, err)
+			return "", Info{}, fmt.Errorf("installing the %s root: %w", suite, err)
 		}
 	}
 	return filepath.Join(final, "root"), info, nil
@@ -202,7 +218,7 @@ func buildRoot(ctx context.Context, dir, suite string) (string, RootInfo, error)
 
 // rootName is <suite>-<recipe>-<package>_<version>-..., in a stable order,
 // with characters a path cannot carry replaced.
-func rootName(info RootInfo) string {
+func rootName(info Info) string {
 	names := make([]string, 0, len(info.Versions))
 	for p := range info.Versions {
 		names = append(names, p)
@@ -249,8 +265,8 @@ func chrootOutput(ctx context.Context, root string, args ...string) (string, err
 	return out.String(), nil
 }
 
-// tailFile is the last lines of a file, for an error message.
-func tailFile(path string, lines int) string {
+// TailFile is the last lines of a file, for an error message.
+func TailFile(path string, lines int) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
@@ -261,3 +277,5 @@ func tailFile(path string, lines int) string {
 	}
 	return "\n--- " + path + " ---\n" + strings.Join(all, "\n")
 }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
