@@ -11,14 +11,35 @@ import (
 	"strings"
 )
 
-// RepoRoot is the repository's top directory. MAGNUM_CAPI_REPO overrides it for
-// binaries run away from their source tree.
+// RepoRoot is the repository's top directory: MAGNUM_CAPI_REPO, else the
+// nearest directory at or above the working directory whose go.mod is the
+// driver's module (tests run in their package's directory, the test
+// binaries make builds from anywhere in the tree), else where this file
+// was compiled (a build without -trimpath).
 func RepoRoot() string {
 	if dir := os.Getenv("MAGNUM_CAPI_REPO"); dir != "" {
 		return dir
 	}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if isDriverModule(dir) {
+				return dir
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// driverModule is the driver's module path, go.mod's first line.
+const driverModule = "module github.com/magnum-capi/magnum-capi\n"
+
+func isDriverModule(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && bytes.HasPrefix(b, []byte(driverModule))
 }
 
 // TestdataDir is test/testdata.
