@@ -176,7 +176,7 @@ roots: deps ## Build (once per machine) the Debian trixie and sid root file syst
 # (long compiles whose single-threaded stretches leave a core idle), and
 # verify's vet then finds most of the tests' packages compiled.
 # The demo runs too, its first half as a Magnum 15 lane of its own
-# (test/magnum's TestDemo), its second half as a Python test
+# (test/magnum's TestCLILifecycle/demo), its second half as a Python test
 # (test_demo.py), so a broken demo fails here.
 test: deps ## Everything CI runs (installs what it needs).
 	mkdir -p $(BIN)

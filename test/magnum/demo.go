@@ -14,12 +14,12 @@ import (
 )
 
 // RunDemo is the first half of `make demo` (test/cmd/magnum-demo) and
-// make test's TestDemo: on a started lane, a user with the openstack CLI
-// takes one cluster through its life (the guide's minimal template, a
-// keypair, create, show until CREATE_COMPLETE, node groups, config, resize,
-// delete), each command and its own output written to echo, each status
-// Magnum shows to say as it changes; then nothing may be left of it. dir
-// holds the demo's files (key, kubeconfig).
+// make test's TestCLILifecycle/demo: on a started lane, a user with the
+// openstack CLI takes one cluster through its life (the guide's minimal
+// template, a keypair, create, show until CREATE_COMPLETE, node groups,
+// config, resize, delete), each command and its own output written to echo,
+// each status Magnum shows to say as it changes; then nothing may be left
+// of it. dir holds the demo's files (key, kubeconfig).
 func RunDemo(ctx context.Context, l *Lane, dir string, echo io.Writer, say func(string, ...any)) error {
 	show := func(args ...string) error {
 		l.CLI.Echo = echo

@@ -8,13 +8,11 @@ import (
 	"time"
 )
 
-// TestDemo runs `make demo`'s first half (RunDemo) as the demo runs it, on
-// a Magnum 15 lane of its own, so that a demo that breaks fails make test.
-// The demo's output, the CLI's own tables and each status as Magnum shows
-// it, is the test's log.
-func TestDemo(t *testing.T) {
-	t.Parallel()
-	l := lane(t, Demo)
+// demo runs `make demo`'s first half (RunDemo) as the demo runs it, on the
+// demo's own lane (TestCLILifecycle/demo), so that a demo that breaks fails
+// make test. The demo's output, the CLI's own tables and each status as
+// Magnum shows it, is the test's log.
+func demo(t *testing.T, l *Lane) {
 	var out bytes.Buffer
 	begin := time.Now()
 	say := func(format string, args ...any) {

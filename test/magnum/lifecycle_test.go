@@ -26,7 +26,8 @@ import (
 // user, create, kubeconfig, resize (also naming the nodes to remove), node
 // groups, a refused and an accepted upgrade, CA rotation, delete, and
 // nothing left behind in the management cluster, Keystone or Magnum's
-// certificate table.
+// certificate table. Beside them, in go test's two parallel slots, the demo
+// (demo_test.go) on a Magnum 15 lane of its own.
 func TestCLILifecycle(t *testing.T) {
 	for _, rel := range Releases {
 		t.Run(rel.Name(), func(t *testing.T) {
@@ -37,6 +38,10 @@ func TestCLILifecycle(t *testing.T) {
 			t.Logf("Magnum %d lane: %s", rel.Major, time.Since(begin).Round(time.Second))
 		})
 	}
+	t.Run("demo", func(t *testing.T) {
+		t.Parallel()
+		demo(t, lane(t, Demo))
+	})
 }
 
 // step runs one part of a lifecycle, logging how long it took.

@@ -43,7 +43,7 @@ func selectedReleases() []Release {
 }
 
 // selectedLanes are the selected releases' lanes and, with Magnum 15, the
-// demo's (TestDemo).
+// demo's (TestCLILifecycle/demo).
 func selectedLanes() []Release {
 	out := selectedReleases()
 	if slices.ContainsFunc(out, func(r Release) bool { return r.Major == Demo.Major }) {

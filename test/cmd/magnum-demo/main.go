@@ -1,9 +1,10 @@
 // Command magnum-demo is the first half of `make demo`: Magnum as a cloud
-// runs it (make test runs the same demo, magnum.RunDemo, as TestDemo). It starts the test cloud (management cluster, Keystone, MariaDB,
-// RabbitMQ, the sidecar as deploy/systemd runs it) and Debian's Magnum 15
-// magnum-api and magnum-conductor with the shim installed as the operator
-// guide says, then drives one cluster through its life with the openstack
-// CLI, printing each command and its own output.
+// runs it (make test runs the same demo, magnum.RunDemo, as
+// TestCLILifecycle/demo). It starts the test cloud (management cluster,
+// Keystone, MariaDB, RabbitMQ, the sidecar as deploy/systemd runs it) and
+// Debian's Magnum 15 magnum-api and magnum-conductor with the shim installed
+// as the operator guide says, then drives one cluster through its life with
+// the openstack CLI, printing each command and its own output.
 package main
 
 import (

@@ -28,8 +28,8 @@ var Releases = []Release{
 	{Major: 23, Suite: "sid"},
 }
 
-// Demo is the lane `make demo` runs, and make test's TestDemo: Magnum 15,
-// as a newcomer's machine has it.
+// Demo is the lane `make demo` runs, and make test's
+// TestCLILifecycle/demo: Magnum 15, as a newcomer's machine has it.
 var Demo = Release{Major: 15, Suite: "bookworm", Host: true, Lane: "demo"}
 
 // Name is "magnum15" etc. ("magnum15demo" for the demo's lane): the lane's
