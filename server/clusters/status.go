@@ -19,7 +19,8 @@ const (
 // makes no API request unless the cluster just finished deleting, when it
 // looks for what the garbage collector has still to delete
 // (status_leftovers.go) and then removes the Secrets and the application
-// credential the driver made (status_cleanup.go), or a write of this sidecar's is not in the cache yet
+// credential the driver made (status_cleanup.go), or a write of this
+// sidecar's is not in the cache yet
 // (status_guard.go), or its Argo CD Secret is due (gitops.go: once per
 // completion, and once after a restart).
 func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
