@@ -37,7 +37,7 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 		// create before the credential and Secrets are made. A fresh
 		// placement does not read the release, so the release's history
 		// read (deployRelease) runs beside the credential, not before it.
-		if err := s.placeServerGroups(ctx, caller, op, true); err != nil {
+		if err := s.placeServerGroups(ctx, op, true); err != nil {
 			return err
 		}
 		// The credential (Keystone, then its Secret) and the CA Secrets do

@@ -16,7 +16,8 @@ func credentialRenewalDue(expires, now time.Time, before time.Duration) bool {
 }
 
 // renewCredentialIfDue rotates the cluster's application credential when it
-// expires within Config.CredentialRenewBefore. Keystone lets only its owner
+// expires within Config.CredentialRenewBefore, when the caller is of the
+// cluster's project (caller_project.go). Keystone lets only its owner
 // make a credential, with an unscoped-by-trust token, so the sidecar renews
 // in the operations that carry the user's token (create, update, resize,
 // upgrade); `openstack coe credential rotate` renews at any time. A failed
@@ -29,6 +30,12 @@ func (s *Service) renewCredentialIfDue(ctx context.Context, caller Caller, op *o
 	}
 	expires, err := time.Parse(time.RFC3339, secret.Annotations[CredentialExpiresAnnotation])
 	if err != nil || !credentialRenewalDue(expires, s.now(), s.cfg.CredentialRenewBefore) {
+		return
+	}
+	if !caller.inProjectOf(op.spec) {
+		// Keystone would make the new credential in the caller's project.
+		s.log.WarnContext(ctx, "application credential expires soon; not renewed: the request is from another project, a user of the cluster's project renews it",
+			"stack_id", op.stackID(), "expires", expires, "caller_project", caller.ProjectID)
 		return
 	}
 	s.log.InfoContext(ctx, "application credential expires soon; renewing it", "stack_id", op.stackID(), "expires", expires)

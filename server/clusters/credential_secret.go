@@ -51,6 +51,9 @@ func (s *Service) ensureCredential(ctx context.Context, caller Caller, op *opera
 		s.renewCredentialIfDue(ctx, caller, op)
 		return nil
 	}
+	if !caller.inProjectOf(op.spec) {
+		return &NoProjectIdentityError{}
+	}
 	s.sweepOrphans(ctx, caller, op.spec, "")
 	_, err = s.storeNewCredential(ctx, caller, op)
 	return err

@@ -1,6 +1,9 @@
 package clusters
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Delete uninstalls the release. Helm deletes the CAPI Cluster, whose
 // deletion Cluster API cascades to the control plane, machines and the
@@ -12,7 +15,9 @@ import "context"
 // The cluster's credential stays until then (Cluster API needs it to delete
 // the servers), but credentials of the caller's that an interrupted create
 // or rotation left unstored are deleted now: nothing uses them, and after
-// DELETE_COMPLETE nobody would know to look.
+// DELETE_COMPLETE nobody would know to look. A caller of another project
+// (a cloud admin) has none of the cluster's: its credentials are not
+// looked at, and the server groups are deleted as the cluster's credential.
 //
 // Idempotent: uninstalling a release already gone succeeds, and the status
 // polls that finish the deletion find whatever is left.
@@ -30,7 +35,10 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 			// must succeed: nothing leaks.
 			s.log.WarnContext(ctx, "argo cd registration not removed yet; retried when the deletion completes", "stack_id", op.stackID(), "err", err)
 		}
-		if caller.AuthToken != "" {
+		if err := s.actAs(ctx, caller, op); err != nil {
+			return err
+		}
+		if caller.inProjectOf(spec) {
 			id, err := s.credentialID(ctx, op)
 			if err != nil {
 				// Without the Secret's id the credential the deletion still
@@ -46,7 +54,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 		s.forgetDeployed(op.stackID())
 		s.markDeleteRequested(ctx, op)
 		s.log.InfoContext(ctx, "release uninstalled", "stack_id", op.stackID(), "namespace", op.ns)
-		return s.deleteServerGroups(ctx, caller, spec, true)
+		return s.deleteServerGroups(ctx, op, true)
 	})
 }
 
@@ -66,5 +74,18 @@ func namedForDelete(spec *Spec) error {
 		return err
 	}
 	spec.Cluster.StackID = id
+	return nil
+}
+
+// actAs sets op.actor for a deletion: as actor, except that a cluster
+// without a credential of its own, asked by another project, is still
+// deleted (its release is ours alone) with nobody to act in OpenStack as.
+func (s *Service) actAs(ctx context.Context, caller Caller, op *operation) error {
+	actor, err := s.actor(ctx, caller, op)
+	var none *NoProjectIdentityError
+	if err != nil && !errors.As(err, &none) {
+		return err
+	}
+	op.actor = actor
 	return nil
 }

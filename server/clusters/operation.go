@@ -6,6 +6,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 
 	"github.com/magnum-capi/magnum-capi/certs"
+	"github.com/magnum-capi/magnum-capi/server/openstack"
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
@@ -17,6 +18,9 @@ type operation struct {
 	spec Spec
 	mc   *ManagementCluster
 	ns   string
+	// actor is who the operation acts as in OpenStack (caller_project.go),
+	// set by prepare (and by Delete).
+	actor openstack.Caller
 	// values and chart are set by prepare.
 	values rendered
 	chart  *chart.Chart
@@ -55,7 +59,9 @@ func (s *Service) locate(ctx context.Context, spec Spec) (*operation, error) {
 }
 
 // prepare is the prologue of the operations that install the chart:
-// locate, render the values (resolving OpenStack facts as the caller), run
+// locate, choose who acts in OpenStack (actor: the caller in the cluster's
+// project, else the cluster's credential), render the values (resolving
+// OpenStack facts as that identity), run
 // the operation's own checks (check, optional) on what was rendered, and
 // load the chart version the values ask for. Invalid input fails here, in
 // that order, before anything is written.
@@ -64,7 +70,10 @@ func (s *Service) prepare(ctx context.Context, caller Caller, spec Spec, check f
 	if err != nil {
 		return nil, err
 	}
-	if op.values, err = s.render(ctx, caller, spec); err != nil {
+	if op.actor, err = s.actor(ctx, caller, op); err != nil {
+		return nil, err
+	}
+	if op.values, err = s.render(ctx, op.actor, spec); err != nil {
 		return nil, err
 	}
 	if check != nil {

@@ -25,7 +25,7 @@ type Preview struct {
 // with the deployed release (an upgrade preview for operators). It writes
 // nothing.
 func (s *Service) Preview(ctx context.Context, caller Caller, spec Spec) (Preview, error) {
-	r, err := s.render(ctx, caller, spec)
+	r, err := s.render(ctx, caller.identity(), spec)
 	if err != nil {
 		return Preview{}, err
 	}

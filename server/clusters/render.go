@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
+	"github.com/magnum-capi/magnum-capi/server/openstack"
 )
 
 // rendered is one values build with the facts it was made from.
@@ -19,12 +20,13 @@ type rendered struct {
 	machineAnnotations map[string]map[string]string
 }
 
-// render resolves OpenStack facts and builds the values. It writes nothing,
-// so an invalid request fails here before anything is applied.
-func (s *Service) render(ctx context.Context, caller Caller, spec Spec) (rendered, error) {
-	facts, err := s.openstack.Facts(ctx, caller.identity(), spec.objects())
+// render resolves OpenStack facts as actor and builds the values. It
+// writes nothing, so an invalid request fails here before anything is
+// applied.
+func (s *Service) render(ctx context.Context, actor openstack.Caller, spec Spec) (rendered, error) {
+	facts, err := s.openstack.Facts(ctx, actor, spec.objects())
 	if err != nil {
-		return rendered{}, err
+		return rendered{}, errActingAs(actor, err)
 	}
 	res, err := helmvalues.Build(helmvalues.Input{
 		ClusterTemplate:   spec.Template,

@@ -54,7 +54,7 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 		// complete status writes the one Cluster API issues now.
 		s.gitops.forget(op.stackID())
 		// New machines join the groups the old ones were in.
-		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
+		if err := s.placeServerGroups(ctx, op, false); err != nil {
 			return err
 		}
 		return s.deployRelease(ctx, op, op.values.values, false)

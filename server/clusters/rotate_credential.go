@@ -6,7 +6,8 @@ import (
 )
 
 // RotateCredential replaces the cluster's application credential: a new one
-// is made as the caller, the Secret is rewritten (CAPO and the cloud
+// is made as the caller, who must be of the cluster's project
+// (caller_project.go), the Secret is rewritten (CAPO and the cloud
 // provider pick it up), then the old one is deleted: with the caller's
 // token when it is the caller's, else with the sidecar's service identity.
 //
@@ -14,6 +15,9 @@ import (
 // removes a new credential that never reached the Secret, or an old one the
 // Secret no longer holds.
 func (s *Service) RotateCredential(ctx context.Context, caller Caller, spec Spec) error {
+	if !caller.inProjectOf(spec) {
+		return foreignRotationError()
+	}
 	op, err := s.locate(ctx, spec)
 	if err != nil {
 		return err

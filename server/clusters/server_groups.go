@@ -70,15 +70,16 @@ func planServerGroups(stackID string, rendered, deployed map[string]any, fresh b
 }
 
 // placeServerGroups writes the cluster's server group ids into op's values:
-// carried from the deployed release, or found or made in Nova as the caller
-// (planServerGroups decides which). The caller holds the cluster's Lease.
+// carried from the deployed release, or found or made in Nova as op.actor,
+// in the cluster's project (planServerGroups decides which). The caller
+// holds the cluster's Lease.
 // A fresh placement (create_cluster) ignores the deployed release, so it
 // does not wait for the history read: the release's own read comes after,
 // beside the credential (create.go).
 //
 // Idempotent: groups are found by name before any is made, so a retry after
 // a crash reuses the groups the first attempt made.
-func (s *Service) placeServerGroups(ctx context.Context, caller Caller, op *operation, fresh bool) error {
+func (s *Service) placeServerGroups(ctx context.Context, op *operation, fresh bool) error {
 	var deployed map[string]any
 	if !fresh {
 		prev, err := s.deployedRelease(ctx, op)
@@ -95,9 +96,9 @@ func (s *Service) placeServerGroups(ctx context.Context, caller Caller, op *oper
 		if policy == "" {
 			policy = helmvalues.DefaultServerGroupPolicy
 		}
-		groups, err := s.openstack.EnsureServerGroups(ctx, caller.identity(), policy, w.ordered)
+		groups, err := s.openstack.EnsureServerGroups(ctx, op.actor, policy, w.ordered)
 		if err != nil {
-			return fmt.Errorf("server groups of cluster %s: %w", op.stackID(), err)
+			return fmt.Errorf("server groups of cluster %s: %w", op.stackID(), errActingAs(op.actor, err))
 		}
 		for name, place := range w.ensure {
 			if place == "" {
@@ -131,24 +132,27 @@ func deletingServerGroups(spec Spec, everything bool) []string {
 }
 
 // deleteServerGroups deletes the groups the driver made for node groups
-// being deleted (everything: for the whole cluster), as the caller, once
-// the release no longer has them. Only groups named as the driver names
-// them are found, so a group a label named is never deleted. A request
-// without a user token deletes nothing and logs the names left behind.
+// being deleted (everything: for the whole cluster), as op.actor, in the
+// cluster's project, once the release no longer has them. Only groups named
+// as the driver names them are found, so a group a label named is never
+// deleted. With no identity to act as (op.actor empty: a request from
+// another project on a cluster without a credential) it deletes nothing and
+// logs the names left behind.
 //
 // Idempotent: a group already gone is not an error; a retry finds none.
-func (s *Service) deleteServerGroups(ctx context.Context, caller Caller, spec Spec, everything bool) error {
+func (s *Service) deleteServerGroups(ctx context.Context, op *operation, everything bool) error {
+	spec := op.spec
 	names := deletingServerGroups(spec, everything)
 	if len(names) == 0 {
 		return nil
 	}
-	if caller.AuthToken == "" {
-		s.log.WarnContext(ctx, "not deleting server groups: the request has no user token", "stack_id", spec.Cluster.StackID, "names", names)
+	if op.actor.AuthToken == "" && len(op.actor.ClusterCloudsYAML) == 0 {
+		s.log.WarnContext(ctx, "server groups left behind: no identity of the cluster's project to delete them with", "stack_id", spec.Cluster.StackID, "names", names)
 		return nil
 	}
-	n, err := s.openstack.DeleteServerGroups(ctx, caller.identity(), names)
+	n, err := s.openstack.DeleteServerGroups(ctx, op.actor, names)
 	if err != nil {
-		return fmt.Errorf("deleting the server groups of cluster %s: %w", spec.Cluster.StackID, err)
+		return fmt.Errorf("deleting the server groups of cluster %s: %w", spec.Cluster.StackID, errActingAs(op.actor, err))
 	}
 	if n > 0 {
 		s.log.InfoContext(ctx, "server groups deleted", "stack_id", spec.Cluster.StackID, "count", n)

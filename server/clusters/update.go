@@ -40,12 +40,12 @@ func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change C
 				return err
 			}
 		}
-		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
+		if err := s.placeServerGroups(ctx, op, false); err != nil {
 			return err
 		}
 		if err := s.deployRelease(ctx, op, op.values.values, true); err != nil {
 			return err
 		}
-		return s.deleteServerGroups(ctx, caller, spec, false)
+		return s.deleteServerGroups(ctx, op, false)
 	})
 }

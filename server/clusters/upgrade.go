@@ -55,7 +55,7 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, opts Up
 	}
 	err = s.withLock(ctx, op, func(ctx context.Context) error {
 		s.renewCredentialIfDue(ctx, caller, op)
-		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
+		if err := s.placeServerGroups(ctx, op, false); err != nil {
 			return err
 		}
 		return s.deployRelease(ctx, op, op.values.values, true)

@@ -211,18 +211,38 @@ type callerSession struct {
 	expires   time.Time
 	// roles are the token's role names on its project.
 	roles []string
+	// identity is what errors call it: callerToken or clusterCredential.
+	identity string
 }
 
 // callerToken is what errors call the caller's identity.
 const callerToken = "the request's user token"
 
-// callerSession passes the caller's token through unchanged: Keystone
-// validates it (GET /v3/auth/tokens) and returns its catalog; no new token
-// is minted, so the session ends when Magnum's token does. A validated token
-// is reused for a few minutes, so Facts and CreateCredential in one request
-// cost one Keystone call.
+// clusterCredential is what errors call a cluster's own application
+// credential when a request acts as it.
+const clusterCredential = "the cluster's application credential"
+
+// callerSession is the identity a request acts as, validated by Keystone:
+// the caller's token, passed through unchanged (Keystone validates it, GET
+// /v3/auth/tokens, and returns its catalog; no new token is minted, so the
+// session ends when Magnum's token does), or, for a request from another
+// project, the cluster's application credential (Caller.ClusterCloudsYAML).
+// A session is reused for a few minutes, so Facts and CreateCredential in
+// one request cost one Keystone call.
 func (a *Adapter) callerSession(ctx context.Context, caller Caller) (*callerSession, error) {
-	if caller.AuthToken == "" {
+	var auth gophercloud.AuthOptions
+	identity := callerToken
+	switch {
+	case caller.AuthToken != "":
+		auth.TokenID = caller.AuthToken
+	case len(caller.ClusterCloudsYAML) > 0:
+		cred, err := credentialFromClouds(caller.ClusterCloudsYAML)
+		if err != nil {
+			return nil, err
+		}
+		identity = clusterCredential
+		auth.ApplicationCredentialID, auth.ApplicationCredentialSecret, auth.AllowReauth = cred.ID, cred.Secret, true
+	default:
 		return nil, &ReferenceError{Field: "context.auth_token", Value: "", Problem: "missing: OpenStack look-ups and the application credential act as the requesting user"}
 	}
 	authURL := first(caller.AuthURL, a.cfg.AuthURL)
@@ -232,31 +252,78 @@ func (a *Adapter) callerSession(ctx context.Context, caller Caller) (*callerSess
 	if authURL == "" {
 		return nil, &ConfigError{Field: "openstack.authURL", Problem: "no Keystone URL: the request carries none and none is configured"}
 	}
-	key := sha256.Sum256([]byte(authURL + "\x00" + caller.AuthToken))
+	auth.IdentityEndpoint = authURL
+	key := sha256.Sum256([]byte(authURL + "\x00" + caller.AuthToken + "\x00" + auth.ApplicationCredentialID + "\x00" + auth.ApplicationCredentialSecret))
 	if s := a.callers.get(key); s != nil {
 		return s, a.checkCaller(s, caller)
 	}
-	pc, err := a.newProvider(authURL)
+	s, err := a.authenticate(ctx, auth, identity)
 	if err != nil {
 		return nil, err
 	}
-	if err := openstack.Authenticate(ctx, pc, gophercloud.AuthOptions{IdentityEndpoint: authURL, TokenID: caller.AuthToken}); err != nil {
+	if err := a.checkCaller(s, caller); err != nil {
+		return nil, err
+	}
+	a.callers.put(key, s)
+	return s, nil
+}
+
+// tokenResult is what Keystone answered for a token: a validated one
+// (tokens.GetResult) or a new one (tokens.CreateResult) alike.
+type tokenResult interface {
+	ExtractToken() (*tokens.Token, error)
+	ExtractUser() (*tokens.User, error)
+	ExtractProject() (*tokens.Project, error)
+	ExtractRoles() ([]tokens.Role, error)
+	ExtractServiceCatalog() (*tokens.ServiceCatalog, error)
+	ExtractInto(any) error
+}
+
+// tokenExpiry reads the token's expires_at. Keystone writes it in RFC 3339
+// with a zone, except for a token an application credential with an
+// expiry limits: that one has no zone (UTC, as all of Keystone's times).
+func tokenExpiry(res tokenResult) (time.Time, error) {
+	var token struct {
+		ExpiresAt string `json:"expires_at"`
+	}
+	// The tokens package's ExtractInto reads inside "token".
+	if err := res.ExtractInto(&token); err != nil {
+		return time.Time{}, fmt.Errorf("openstack: reading the token: %w", err)
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, token.ExpiresAt); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("openstack: the token's expires_at %q is not a time", token.ExpiresAt)
+}
+
+// authenticate asks Keystone about auth (a token to validate or a
+// credential to authenticate) and reads who it is.
+func (a *Adapter) authenticate(ctx context.Context, auth gophercloud.AuthOptions, identity string) (*callerSession, error) {
+	pc, err := a.newProvider(auth.IdentityEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	if err := openstack.Authenticate(ctx, pc, auth); err != nil {
 		if gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
 			// Keystone answers 404 "Could not recognize Fernet token".
-			return nil, &AuthError{Identity: callerToken, Problem: "Keystone does not recognize it (expired or revoked)", Err: err}
+			return nil, &AuthError{Identity: identity, Problem: "Keystone does not recognize it (expired or revoked)", Err: err}
 		}
-		return nil, apiError(ctx, "identity", "validate the user token", callerToken, err)
+		op := "authenticate"
+		if auth.TokenID != "" {
+			op = "validate the user token"
+		}
+		return nil, apiError(ctx, "identity", op, identity, err)
 	}
-	res, ok := pc.GetAuthResult().(tokens.GetResult)
+	res, ok := pc.GetAuthResult().(tokenResult)
 	if !ok {
 		return nil, fmt.Errorf("openstack: unexpected auth result %T", pc.GetAuthResult())
 	}
-	s := &callerSession{pc: pc}
-	tok, err := res.ExtractToken()
-	if err != nil {
-		return nil, fmt.Errorf("openstack: reading the validated token: %w", err)
+	s := &callerSession{pc: pc, identity: identity}
+	if s.expires, err = tokenExpiry(res); err != nil {
+		return nil, err
 	}
-	s.expires = tok.ExpiresAt
 	if user, err := res.ExtractUser(); err == nil && user != nil {
 		s.userID = user.ID
 	}
@@ -271,10 +338,6 @@ func (a *Adapter) callerSession(ctx context.Context, caller Caller) (*callerSess
 	if s.catalog, err = res.ExtractServiceCatalog(); err != nil {
 		return nil, fmt.Errorf("openstack: reading the token's catalog: %w", err)
 	}
-	if err := a.checkCaller(s, caller); err != nil {
-		return nil, err
-	}
-	a.callers.put(key, s)
 	return s, nil
 }
 
@@ -284,11 +347,11 @@ func (a *Adapter) callerSession(ctx context.Context, caller Caller) (*callerSess
 func (a *Adapter) checkCaller(s *callerSession, caller Caller) error {
 	switch {
 	case s.projectID == "":
-		return &AuthError{Identity: callerToken, Problem: "it is not scoped to a project"}
+		return &AuthError{Identity: s.identity, Problem: "it is not scoped to a project"}
 	case caller.ProjectID != "" && s.projectID != caller.ProjectID:
-		return &AuthError{Identity: callerToken, Problem: fmt.Sprintf("it is scoped to project %s, the request is for project %s", s.projectID, caller.ProjectID)}
+		return &AuthError{Identity: s.identity, Problem: fmt.Sprintf("it is scoped to project %s, the request is for project %s", s.projectID, caller.ProjectID)}
 	case caller.UserID != "" && s.userID != caller.UserID:
-		return &AuthError{Identity: callerToken, Problem: fmt.Sprintf("it belongs to user %s, the request is from user %s", s.userID, caller.UserID)}
+		return &AuthError{Identity: s.identity, Problem: fmt.Sprintf("it belongs to user %s, the request is from user %s", s.userID, caller.UserID)}
 	}
 	return nil
 }

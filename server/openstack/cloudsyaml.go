@@ -56,25 +56,38 @@ func (a *Adapter) CredentialIDFromClouds(raw []byte) (string, error) {
 }
 
 func credentialIDFromClouds(raw []byte) (string, error) {
+	auth, err := credentialFromClouds(raw)
+	return auth.ID, err
+}
+
+// credentialAuth is the application credential a cluster's clouds.yaml
+// authenticates with.
+type credentialAuth struct {
+	ID     string `json:"application_credential_id"`
+	Secret string `json:"application_credential_secret"`
+}
+
+// credentialFromClouds reads clouds.openstack.auth's application credential
+// id and secret; a missing id is an error, a missing secret is not (only
+// acting as the credential needs it, and Keystone then refuses).
+func credentialFromClouds(raw []byte) (credentialAuth, error) {
 	if len(strings.TrimSpace(string(raw))) == 0 {
-		return "", &CloudsYAMLError{Problem: "empty"}
+		return credentialAuth{}, &CloudsYAMLError{Problem: "empty"}
 	}
 	var doc struct {
 		Clouds map[string]struct {
-			Auth struct {
-				ID string `json:"application_credential_id"`
-			} `json:"auth"`
+			Auth credentialAuth `json:"auth"`
 		} `json:"clouds"`
 	}
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return "", &CloudsYAMLError{Problem: "not YAML: " + yamlProblem(err)}
+		return credentialAuth{}, &CloudsYAMLError{Problem: "not YAML: " + yamlProblem(err)}
 	}
 	cloud, ok := doc.Clouds[cloudName]
 	if !ok {
-		return "", &CloudsYAMLError{Problem: "no cloud named " + cloudName}
+		return credentialAuth{}, &CloudsYAMLError{Problem: "no cloud named " + cloudName}
 	}
 	if cloud.Auth.ID == "" {
-		return "", &CloudsYAMLError{Problem: "cloud " + cloudName + " has no auth.application_credential_id"}
+		return credentialAuth{}, &CloudsYAMLError{Problem: "cloud " + cloudName + " has no auth.application_credential_id"}
 	}
-	return cloud.Auth.ID, nil
+	return cloud.Auth, nil
 }

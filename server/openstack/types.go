@@ -16,6 +16,13 @@ type Caller struct {
 	// AuthToken is the user's Keystone token; AuthURL is Keystone's URL
 	// when the request names one.
 	AuthToken, AuthURL string
+	// ClusterCloudsYAML, set instead of AuthToken, is a cluster's
+	// clouds.yaml (its <stack_id>-cloud-credentials Secret): the request
+	// acts as the cluster's own application credential, an identity of the
+	// cluster's project. The domain sets it when the requester is of
+	// another project (a cloud admin acting on a tenant's cluster), so that
+	// nothing is read or made in the requester's project.
+	ClusterCloudsYAML []byte
 	// UserID and ProjectID are whose the token must be ("" is not checked).
 	UserID, ProjectID string
 	// RegionName picks endpoints from the token's catalog unless the

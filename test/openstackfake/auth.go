@@ -130,7 +130,7 @@ func (v *keystoneValidator) ask(ctx context.Context, id string) (Token, int) {
 	}
 	var body struct {
 		Token struct {
-			ExpiresAt time.Time `json:"expires_at"`
+			ExpiresAt string `json:"expires_at"`
 			User      struct {
 				ID   string `json:"id"`
 				Name string `json:"name"`
@@ -147,7 +147,7 @@ func (v *keystoneValidator) ask(ctx context.Context, id string) (Token, int) {
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		return Token{}, http.StatusServiceUnavailable
 	}
-	t := Token{ID: id, UserID: body.Token.User.ID, UserName: body.Token.User.Name, ExpiresAt: body.Token.ExpiresAt}
+	t := Token{ID: id, UserID: body.Token.User.ID, UserName: body.Token.User.Name, ExpiresAt: keystoneTime(body.Token.ExpiresAt)}
 	if p := body.Token.Project; p != nil {
 		t.ProjectID, t.ProjectName = p.ID, p.Name
 	}
@@ -155,4 +155,16 @@ func (v *keystoneValidator) ask(ctx context.Context, id string) (Token, int) {
 		t.Roles = append(t.Roles, r.Name)
 	}
 	return t, http.StatusOK
+}
+
+// keystoneTime reads a time as Keystone writes it: RFC 3339 with a zone,
+// or with none (UTC) for a token an expiring application credential
+// limits. Unreadable is zero, as keystonemiddleware treats no expiry.
+func keystoneTime(s string) time.Time {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
 }
