@@ -36,6 +36,12 @@ type Lane struct {
 	Project keystone.Project
 	User    keystone.User
 	CLI     *CLI
+	// Admins is another project, whose Admin (role admin) is a cloud
+	// admin acting on the lane's clusters through AdminCLI, as Magnum's
+	// default policy lets it (cluster:update_all_projects and friends).
+	Admins   keystone.Project
+	Admin    keystone.User
+	AdminCLI *CLI
 	// InstallOutput is what the guide's install-shim block printed.
 	InstallOutput string
 	// Watch, when set, is told of each status a Wait sees, as it sees it.
@@ -133,17 +139,36 @@ func StartLane(ctx context.Context, c *Cloud, rel Release) (_ *Lane, err error) 
 	if l.User, err = k.CreateUser(ctx, "user-"+rel.Name(), l.Project, "member"); err != nil {
 		return nil, err
 	}
-	if l.CLI, err = NewCLI(filepath.Join(l.Dir, "cli"), rel.Name(), map[string]any{
-		"auth": map[string]any{
-			"auth_url": c.H.Info.AuthURL, "username": l.User.Name, "password": l.User.Password,
-			"project_name": l.Project.Name, "user_domain_id": keystone.DefaultDomain, "project_domain_id": keystone.DefaultDomain,
-		},
-		"region_name": rel.Region(), "identity_api_version": 3,
-	}); err != nil {
+	if l.CLI, err = l.newCLI("cli", l.User, l.Project); err != nil {
+		return nil, err
+	}
+	if l.Admins, err = k.CreateProject(ctx, "admins-"+rel.Name()); err != nil {
+		return nil, err
+	}
+	if l.Admin, err = k.CreateUser(ctx, "cloud-admin-"+rel.Name(), l.Admins, "admin"); err != nil {
+		return nil, err
+	}
+	if l.AdminCLI, err = l.newCLI("admin-cli", l.Admin, l.Admins); err != nil {
 		return nil, err
 	}
 	c.logf("Magnum %d (%s) up in %s: magnum-api %s", rel.Major, rel.Suite, time.Since(begin).Round(100*time.Millisecond), l.APIURL)
 	return l, nil
+}
+
+// newCLI is the openstack CLI as user, scoped to project, in the lane's
+// region.
+func (l *Lane) newCLI(dir string, user keystone.User, project keystone.Project) (*CLI, error) {
+	cloud := l.Release.Name()
+	if dir != "cli" {
+		cloud += "-" + dir
+	}
+	return NewCLI(filepath.Join(l.Dir, dir), cloud, map[string]any{
+		"auth": map[string]any{
+			"auth_url": l.Cloud.H.Info.AuthURL, "username": user.Name, "password": user.Password,
+			"project_name": project.Name, "user_domain_id": keystone.DefaultDomain, "project_domain_id": keystone.DefaultDomain,
+		},
+		"region_name": l.Release.Region(), "identity_api_version": 3,
+	})
 }
 
 // rootMounts overlay a cached root file system (image) at dir/root, with

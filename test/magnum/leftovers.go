@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,7 +26,8 @@ func (l *Lane) ClusterRemains(ctx context.Context, stackID, uuid string) ([]stri
 // the project's management-cluster namespace (every kind a cluster has
 // there: harness.ClusterKinds), application credentials of the lane's
 // user, trusts it made and trustee users of the clusters (Magnum 15 to 22),
-// and certificates in Magnum's x509keypair table. Empty means nothing was
+// Nova server groups of the lane's project, and certificates in Magnum's
+// x509keypair table. Empty means nothing was
 // lost or leaked.
 func (l *Lane) Leftovers(ctx context.Context, clusterUUIDs []string) ([]string, error) {
 	var left []string
@@ -77,6 +80,10 @@ func (l *Lane) Leftovers(ctx context.Context, clusterUUIDs []string) ([]string, 
 		}
 	}
 
+	for _, g := range l.Cloud.H.OpenStack.ServerGroups(l.Project.ID) {
+		left = append(left, "server group "+g.Name)
+	}
+
 	rows, err := l.SQL(ctx, "SELECT COUNT(*) FROM x509keypair")
 	if err != nil {
 		return nil, err
@@ -110,4 +117,36 @@ func (c *Cloud) trusteeDomainID(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("keystone: %d domains named magnum", len(domains.Domains))
 	}
 	return domains.Domains[0].ID, nil
+}
+
+// AdminFootprint is whatever exists of the lane's cloud admin or in its
+// project: server groups, the admin's application credentials, a
+// management-cluster namespace. A cloud admin acting on the lane's clusters
+// must leave it empty: every write for a cluster belongs in the cluster's
+// project.
+func (l *Lane) AdminFootprint(ctx context.Context) ([]string, error) {
+	var found []string
+	for _, g := range l.Cloud.H.OpenStack.ServerGroups(l.Admins.ID) {
+		found = append(found, "server group "+g.Name)
+	}
+	var creds struct {
+		Credentials []struct{ Name string } `json:"application_credentials"`
+	}
+	if err := l.Cloud.keystoneGet(ctx, "users/"+l.Admin.ID+"/application_credentials", &creds); err != nil {
+		return nil, err
+	}
+	for _, cr := range creds.Credentials {
+		found = append(found, "application credential "+cr.Name)
+	}
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	name := "magnum-" + strings.ReplaceAll(l.Admins.ID, "-", "")
+	err := l.Cloud.H.Env.Client.Get(ctx, client.ObjectKey{Name: name}, ns)
+	switch {
+	case err == nil:
+		found = append(found, "namespace "+name)
+	case !apierrors.IsNotFound(err):
+		return nil, err
+	}
+	return found, nil
 }

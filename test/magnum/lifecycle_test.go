@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,8 +25,9 @@ import (
 // processes, MariaDB, RabbitMQ, Keystone (trusts included) and the
 // sidecar: templates from the operator guide, a label mistake shown to the
 // user, create, kubeconfig, resize (also naming the nodes to remove), node
-// groups, a refused and an accepted upgrade, CA rotation, delete, and
-// nothing left behind in the management cluster, Keystone or Magnum's
+// groups, a refused and an accepted upgrade, an update by a cloud admin of
+// another project, CA rotation, delete by that admin, and nothing left
+// behind in the management cluster, Keystone or Magnum's
 // certificate table. Beside them, in go test's two parallel slots, the demo
 // (demo_test.go) on a Magnum 15 lane of its own.
 func TestCLILifecycle(t *testing.T) {
@@ -357,6 +359,36 @@ func lifecycle(t *testing.T, l *Lane) {
 		}
 	})
 
+	// A cloud admin of another project changes the tenant's cluster, as
+	// Magnum's default policy lets it (by uuid: names are per project).
+	// The driver acts in the cluster's project as the cluster's own
+	// credential; nothing appears in the admin's project or of the admin.
+	untouched := func(when string) {
+		t.Helper()
+		found, err := l.AdminFootprint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) > 0 {
+			t.Errorf("Magnum %d: %s, the cloud admin's project holds: %v", l.Release.Major, when, found)
+		}
+	}
+	step(t, l, "a cloud admin of another project", func() {
+		demo := show("demo")
+		count := "2"
+		if fmt.Sprint(demo["node_count"]) == "2" {
+			count = "3"
+		}
+		if _, err := l.AdminCLI.Run(ctx, nil, "coe", "cluster", "update", uuidOf["demo"], "replace", "node_count="+count); err != nil {
+			t.Fatal(err)
+		}
+		demo = waitAfter("demo", "UPDATE_COMPLETE", demo)
+		if fmt.Sprint(demo["node_count"]) != count {
+			t.Errorf("after the admin's update node_count is %v, want %s", demo["node_count"], count)
+		}
+		untouched("after its update")
+	})
+
 	step(t, l, "CA rotation", func() {
 		before := run("coe", "ca", "show", "demo")
 		act("demo", "UPDATE_COMPLETE", "coe", "ca", "rotate", "demo")
@@ -377,11 +409,15 @@ func lifecycle(t *testing.T, l *Lane) {
 	})
 
 	step(t, l, "delete", func() {
-		run("coe", "cluster", "delete", "demo")
+		// By the cloud admin of another project.
+		if _, err := l.AdminCLI.Run(ctx, nil, "coe", "cluster", "delete", uuidOf["demo"]); err != nil {
+			t.Fatal(err)
+		}
 		for _, name := range clusters {
 			gone(name)
 		}
 		assertNothingLeft(ctx, t, l, uuids)
+		untouched("after its delete")
 	})
 }
 
