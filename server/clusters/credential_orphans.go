@@ -45,3 +45,30 @@ func (s *Service) sweepOrphans(ctx context.Context, caller Caller, spec Spec, ke
 	}
 	return remaining
 }
+
+// deleteOrphanedCredentials deletes, with the service identity, every
+// credential named for the cluster that is left once the cluster is gone,
+// whoever's it is: the caller-only sweep above cannot see another user's
+// (a rotation by one user after a create by another, whose old credential
+// could not be deleted). Each is reported in the log. Best effort: a
+// service identity that may not list the project's users (Keystone's admin
+// role) or a Keystone that fails leaves them, logged with what to delete.
+func (s *Service) deleteOrphanedCredentials(ctx context.Context, spec Spec) {
+	refs, err := s.openstack.ClusterCredentials(ctx, spec.Cluster)
+	if err != nil {
+		s.log.WarnContext(ctx, "could not look for the cluster's orphaned application credentials of other users; any left are named magnum-<cluster uuid>-...",
+			"stack_id", spec.Cluster.StackID, "cluster", spec.Cluster.UUID, "err", err)
+		return
+	}
+	for _, ref := range refs {
+		owned := spec.Cluster
+		owned.UserID = ref.UserID
+		if err := s.openstack.DeleteCredential(ctx, owned, ref.ID); err != nil {
+			s.log.ErrorContext(ctx, "orphaned application credential left behind; delete it by hand", "stack_id", spec.Cluster.StackID,
+				"credential", ref.ID, "name", ref.Name, "user", ref.UserID, "err", err)
+			continue
+		}
+		s.log.WarnContext(ctx, "deleted an orphaned application credential of the deleted cluster", "stack_id", spec.Cluster.StackID,
+			"credential", ref.ID, "name", ref.Name, "user", ref.UserID)
+	}
+}

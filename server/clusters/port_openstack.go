@@ -39,6 +39,9 @@ type Credentials interface {
 	// DeleteCallerCredential deletes one of the caller's own credentials
 	// named for the cluster, as the caller. Already gone is not an error.
 	DeleteCallerCredential(ctx context.Context, caller openstack.Caller, cluster helmvalues.Cluster, ref openstack.CredentialRef) error
+	// ClusterCredentials lists, with the service identity, the credentials
+	// named for the cluster of every user of its project, with their owner.
+	ClusterCredentials(ctx context.Context, cluster helmvalues.Cluster) ([]openstack.CredentialRef, error)
 }
 
 // ServerGroups finds, makes and deletes the clusters' Nova server groups,

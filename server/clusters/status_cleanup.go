@@ -10,7 +10,8 @@ import (
 
 // cleanupDeleted removes what the driver made outside the release once
 // Cluster API has deleted everything: the application credential (with the
-// sidecar's own identity; the periodic sync has no user token) and every
+// sidecar's own identity; the periodic sync has no user token), any other
+// credential named for the cluster of any user of its project, and every
 // Secret labelled with the cluster's uuid (credentials and CAs, the StackHPC
 // driver's included). It is idempotent: a later poll finds nothing left.
 func (s *Service) cleanupDeleted(ctx context.Context, op *operation) error {
@@ -24,6 +25,7 @@ func (s *Service) cleanupDeleted(ctx context.Context, op *operation) error {
 			return fmt.Errorf("deleting application credential %s: %w", id, err)
 		}
 	}
+	s.deleteOrphanedCredentials(ctx, spec)
 	// A namespace an older sidecar (with rights everywhere) made has no
 	// RoleBinding of ours yet; deleting Secrets there needs it.
 	if err := op.mc.Kube.BindNamespace(ctx, op.ns); err != nil {

@@ -117,3 +117,51 @@ func TestTokenExpiry(t *testing.T) {
 		}
 	}
 }
+
+// ClusterCredentials finds the credentials named for the cluster of every
+// user of its project, with their owners, and nothing else; a service
+// identity without Keystone's admin role may not look.
+func TestClusterCredentialsOfEveryUser(t *testing.T) {
+	ctx := context.Background()
+	rc := newRealCloud(t)
+	project := keystone.Project{ID: rc.caller.ProjectID}
+	colleague, err := rc.k.CreateUser(ctx, "colleague-"+suffix(), project, "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := rc.admin.CreateCredential(ctx, rc.caller, rc.clusters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := rc.k.Token(ctx, colleague)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asColleague := Caller{AuthToken: tok.ID, AuthURL: rc.k.AuthURL, UserID: colleague.ID, ProjectID: project.ID, RegionName: keystone.Region}
+	theirs, err := rc.admin.CreateCredential(ctx, asColleague, rc.clusters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := rc.clusters
+	other.UUID = "00000000-0000-4000-8000-" + suffix() + "0000"
+	if _, err := rc.admin.CreateCredential(ctx, asColleague, other); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := rc.admin.ClusterCredentials(ctx, rc.clusters)
+	if err != nil {
+		t.Fatalf("ClusterCredentials: %v", err)
+	}
+	want := map[string]string{mine.ID: rc.user.ID, theirs.ID: colleague.ID}
+	if len(got) != len(want) {
+		t.Fatalf("ClusterCredentials = %+v, want %v (id → owner)", got, want)
+	}
+	for _, ref := range got {
+		if want[ref.ID] != ref.UserID {
+			t.Errorf("credential %s (%s) owned by %q, want %q", ref.ID, ref.Name, ref.UserID, want[ref.ID])
+		}
+	}
+	if _, err := rc.weak.ClusterCredentials(ctx, rc.clusters); err == nil || !strings.Contains(err.Error(), "service identity") {
+		t.Errorf("a member-only service identity listed the project's users: %v", err)
+	}
+}

@@ -74,5 +74,6 @@ type Credential struct {
 	ExpiresAt time.Time
 }
 
-// CredentialRef names an application credential, without its secret.
-type CredentialRef struct{ ID, Name string }
+// CredentialRef names an application credential, without its secret;
+// UserID is its owner when the listing knows it.
+type CredentialRef struct{ ID, Name, UserID string }

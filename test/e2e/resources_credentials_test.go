@@ -20,6 +20,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/test/chartrepo"
 	"github.com/magnum-capi/magnum-capi/test/harness"
+	"github.com/magnum-capi/magnum-capi/test/keystone"
 )
 
 // TestCredentialLifecycle, against the real Keystone: create makes one
@@ -283,7 +284,41 @@ func orphanCredential(t *testing.T, clusterUUID string) string {
 // a password.
 func userIdentity(t *testing.T) *gophercloud.ServiceClient {
 	t.Helper()
-	u := stack.Info.User
+	return identityOf(t, stack.Info.User)
+}
+
+// TestOrphanOfAnotherUserGoesWithTheCluster: a credential named for the
+// cluster that another member of the project made and no Secret holds
+// (their rotation was interrupted, or its delete of the old credential
+// failed) is invisible to the sweep of the caller's own; the cleanup at
+// DELETE_COMPLETE finds it by name among every user of the project and
+// deletes it with the service identity.
+func TestOrphanOfAnotherUserGoesWithTheCluster(t *testing.T) {
+	c := newCluster(t, "colleague", "v1.33.2", 1)
+	c.create(t, driver)
+	ctx := context.Background()
+	project := keystone.Project{ID: stack.Info.Project.ID, Name: stack.Info.Project.Name}
+	colleague, err := stack.Keystone.CreateUser(ctx, "colleague-"+time.Now().Format("150405.000"), project, "member")
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := applicationcredentials.Create(ctx, identityOf(t, colleague), colleague.ID, applicationcredentials.CreateOpts{
+		Name: "magnum-" + c.spec.Cluster.Uuid + "-c011eag",
+	}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor(t, "CREATE_COMPLETE", 3*time.Minute)
+	c.remove(t, driver)
+	if left := credentialsOf(t, colleague.ID, c.spec.Cluster.Uuid); len(left) > 0 {
+		t.Errorf("at DELETE_COMPLETE the colleague's credential %s named for the cluster is still in Keystone", theirs.ID)
+	}
+}
+
+// identityOf is Keystone's identity API as user u, logged in with a
+// password to its project.
+func identityOf(t *testing.T, u keystone.User) *gophercloud.ServiceClient {
+	t.Helper()
 	pc, err := openstack.AuthenticatedClient(context.Background(), gophercloud.AuthOptions{
 		IdentityEndpoint: stack.Info.AuthURL, Username: u.Name, Password: u.Password, DomainID: "default", TenantID: u.ProjectID,
 	})
