@@ -24,6 +24,9 @@ func rowsTested() map[string]bool {
 	for _, c := range healthCases {
 		ids[c.row] = true
 	}
+	for _, c := range credentialHealthCases {
+		ids[c.row] = true
+	}
 	for _, c := range snapshotCases {
 		ids[c.row] = true
 	}

@@ -12,6 +12,9 @@ const (
 	HealthKeyInfrastructure = "infrastructure"
 	HealthKeyControlPlane   = "control_plane"
 	HealthKeyAddons         = "addons"
+	// HealthKeyCredential is there only while the cluster's application
+	// credential is due for renewal (WithCredentialExpiry).
+	HealthKeyCredential = "credential"
 	// healthOK is the value of a healthy key, as Magnum's own Kubernetes
 	// monitor wrote for the API ("api": "ok").
 	healthOK = "ok"
@@ -91,7 +94,7 @@ func DeriveHealth(req Request, snap Snapshot) Health {
 // nodeGroupKey keeps a node group named like a fixed key from overwriting it.
 func nodeGroupKey(name string) string {
 	switch name {
-	case HealthKeyAPI, HealthKeyInfrastructure, HealthKeyControlPlane, HealthKeyAddons:
+	case HealthKeyAPI, HealthKeyInfrastructure, HealthKeyControlPlane, HealthKeyAddons, HealthKeyCredential:
 		return "nodegroup:" + name
 	}
 	return name

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/magnum-capi/magnum-capi/server/clusters"
 	"github.com/magnum-capi/magnum-capi/server/metrics"
 )
 
@@ -43,6 +44,7 @@ func (s *Sidecar) Serve(ctx context.Context) error {
 		}
 	}
 	go s.announceWhenSynced(ctx)
+	go s.domain.WatchCredentials(ctx, clusters.CredentialWatchInterval, s.reportCredentials)
 	errc := make(chan error, 1)
 	go func() { errc <- s.grpc.Serve(s.lis) }()
 	select {
@@ -84,4 +86,13 @@ func (s *Sidecar) drain() {
 	case <-time.After(drainTimeout):
 		s.grpc.Stop()
 	}
+}
+
+// reportCredentials hands the credential watch's findings to the metrics.
+func (s *Sidecar) reportCredentials(due []clusters.ExpiringCredential) {
+	out := make([]metrics.CredentialExpiry, len(due))
+	for i, d := range due {
+		out[i] = metrics.CredentialExpiry{ManagementCluster: d.ManagementCluster, Namespace: d.Namespace, StackID: d.StackID, ExpiresAt: d.ExpiresAt}
+	}
+	s.metrics.SetExpiringCredentials(out)
 }

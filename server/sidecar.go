@@ -36,6 +36,7 @@ type Sidecar struct {
 	metrics *metrics.Metrics
 	caches  []*watchcache.Cache
 	charts  *release.Charts
+	domain  *clusters.Service
 	grpc    *grpc.Server
 	health  *health.Server
 	lis     net.Listener
@@ -75,10 +76,11 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (_ *Sidecar, err e
 	if err != nil {
 		return nil, err
 	}
-	svc, err := s.domain(mgmt, gitOps)
+	svc, err := s.newDomain(mgmt, gitOps)
 	if err != nil {
 		return nil, err
 	}
+	s.domain = svc
 	s.grpc, s.health = newGRPCServer(NewService(svc), grpcOptions{
 		Log: log, TLS: tlsConfig, ObserveTransition: s.metrics.ObserveTransition,
 		Observe: func(method string, code codes.Code, elapsed time.Duration) {
@@ -157,7 +159,7 @@ func (s *Sidecar) openCharts() error {
 
 // domain builds the Helm and OpenStack adapters and the
 // service carrying out Magnum's operations over them.
-func (s *Sidecar) domain(mgmt []*clusters.ManagementCluster, gitOps *clusters.GitOps) (*clusters.Service, error) {
+func (s *Sidecar) newDomain(mgmt []*clusters.ManagementCluster, gitOps *clusters.GitOps) (*clusters.Service, error) {
 	cfg := s.cfg
 	openStack, err := openstack.New(openstack.Config{
 		CloudsFile: cfg.OpenStack.CloudsFile, Cloud: cfg.OpenStack.Cloud, AuthURL: cfg.OpenStack.AuthURL,

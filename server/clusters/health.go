@@ -15,5 +15,6 @@ func (s *Service) Health(ctx context.Context, spec Spec) (capistatus.Health, err
 	if err != nil {
 		return capistatus.Health{}, err
 	}
-	return capistatus.DeriveHealth(s.statusRequest(spec, o.objs), o.snap), nil
+	h := capistatus.DeriveHealth(s.statusRequest(spec, o.objs), o.snap)
+	return s.withCredentialWatch(h, s.namespace(spec), spec.Cluster.StackID), nil
 }

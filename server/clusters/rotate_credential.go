@@ -49,6 +49,7 @@ func (s *Service) rotateCredential(ctx context.Context, caller Caller, op *opera
 			return fmt.Errorf("the new application credential %s is in use, but deleting the old one (%s) failed: %w", cred.ID, oldID, derr)
 		}
 	}
+	s.credentials.forget(op.ns, op.stackID())
 	s.log.InfoContext(ctx, "application credential rotated", "stack_id", spec.Cluster.StackID, "old", oldID, "new", cred.ID)
 	return nil
 }

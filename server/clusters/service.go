@@ -49,6 +49,8 @@ type Service struct {
 	deployed  deployed
 	deletes   deleteRequests
 	gitops    *gitops
+	// credentials is what the credential watch found.
+	credentials credentialWatch
 }
 
 // Deps are the adapters a Service uses.

@@ -19,6 +19,7 @@ type Metrics struct {
 	helmDuration *prometheus.HistogramVec
 	transitions  *prometheus.CounterVec
 	argoCD       *prometheus.CounterVec
+	credentials  *prometheus.GaugeVec
 	caches       *cacheCollector
 }
 
@@ -51,9 +52,10 @@ func New() *Metrics {
 			Namespace: Namespace, Name: "argocd_secret_writes_total",
 			Help: "Writes of Argo CD cluster Secrets (the GitOps hand-off), by action (apply, delete) and outcome (success, error).",
 		}, []string{"action", "outcome"}),
-		caches: newCacheCollector(),
+		credentials: newCredentialExpiry(),
+		caches:      newCacheCollector(),
 	}
-	m.reg.MustRegister(m.rpcDuration, m.rpcErrors, m.helmDuration, m.transitions, m.argoCD, m.caches,
+	m.reg.MustRegister(m.rpcDuration, m.rpcErrors, m.helmDuration, m.transitions, m.argoCD, m.credentials, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -3,11 +3,14 @@ package e2e
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
+	"k8s.io/apimachinery/pkg/util/wait"
 
+	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/clusters"
 	"github.com/magnum-capi/magnum-capi/server/config"
 	"github.com/magnum-capi/magnum-capi/test/harness"
@@ -90,4 +93,55 @@ func expiryOf(t *testing.T, s string) time.Time {
 		t.Fatalf("the Secret's %s annotation %q: %v", clusters.CredentialExpiresAnnotation, s, err)
 	}
 	return e
+}
+
+// TestCredentialWatch: a cluster nobody of its project touches inside the
+// renewal window is found by the credential watch of a sidecar that starts
+// after it (the watch lists at start, then every 10 minutes): its health
+// carries the "credential" reason saying when it expires and what a member
+// of the project does, and the metric has a series for it. A rotation by a
+// member of the project clears the reason at once.
+func TestCredentialWatch(t *testing.T) {
+	renewal := func(c *config.Config) {
+		c.OpenStack.ApplicationCredentialLifetime = time.Hour
+		c.OpenStack.ApplicationCredentialRenewBefore = time.Hour - time.Second
+	}
+	creator := startSidecar(t, harness.SidecarOptions{Name: "watch-creator", Configure: renewal})
+	c := newCluster(t, "credwatch", "v1.33.2", 1)
+	stackID := c.create(t, creator.Driver)
+	t.Cleanup(func() { c.remove(t, creator.Driver) })
+	c.waitOn(t, creator.Driver, "CREATE_COMPLETE", 3*time.Minute)
+
+	watcher := startSidecar(t, harness.SidecarOptions{Name: "watch-watcher", Configure: renewal, Metrics: true})
+	reason := func() string {
+		ctx, cancel := callCtx()
+		defer cancel()
+		h, err := watcher.Driver.GetClusterHealth(ctx, &pb.GetClusterHealthRequest{Spec: c.spec})
+		if err != nil {
+			t.Fatalf("GetClusterHealth: %v", err)
+		}
+		return h.GetHealthStatusReason()["credential"]
+	}
+	var got string
+	_ = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		got = reason()
+		return got != "", nil
+	})
+	if !strings.Contains(got, "expires at") || !strings.Contains(got, "openstack coe credential rotate") {
+		t.Fatalf("health reason credential = %q, want when it expires and what to do", got)
+	}
+	series := sample(scrape(t, watcher.MetricsURL), "magnum_capi_credential_expiry_timestamp_seconds", map[string]string{"stack_id": stackID, "namespace": projectNamespace()})
+	if series == nil || time.Until(time.Unix(int64(series.GetGauge().GetValue()), 0)) > time.Hour {
+		t.Errorf("no expiry series within the hour for %s: %v", stackID, series)
+	}
+
+	ctx, cancel := callCtx()
+	_, err := watcher.Driver.RotateCredential(ctx, &pb.RotateCredentialRequest{Context: c.ctx, Spec: c.spec})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reason(); got != "" {
+		t.Errorf("after the rotation the health still says %q", got)
+	}
 }
