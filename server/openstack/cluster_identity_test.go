@@ -10,7 +10,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 
 	"github.com/magnum-capi/magnum-capi/test/keystone"
-	"github.com/magnum-capi/magnum-capi/test/openstackfake"
 )
 
 // A request from another project acts as the cluster's own application
@@ -22,11 +21,7 @@ import (
 func TestClusterCredentialActsInTheClusterProject(t *testing.T) {
 	ctx := context.Background()
 	rc := newRealCloud(t)
-	fake := openstackfake.NewT(t)
-	if err := rc.k.RegisterEndpoints(ctx, fake.Endpoints()); err != nil {
-		t.Fatal(err)
-	}
-	fake.UseKeystone(rc.k.AuthURL)
+	fake := rc.services(t)
 	cred, err := rc.admin.CreateCredential(ctx, rc.caller, rc.clusters)
 	if err != nil {
 		t.Fatalf("CreateCredential: %v", err)

@@ -91,6 +91,16 @@ func newRealCloud(t *testing.T) *realCloud {
 	return rc
 }
 
+// services are the OpenStack doubles in rc's Keystone catalog, asking
+// Keystone whose each token is.
+func (rc *realCloud) services(t *testing.T) *openstackfake.Server {
+	t.Helper()
+	fake := openstackfake.NewT(t)
+	rc.k.RegisterEndpointsFor(t, fake.Endpoints())
+	fake.UseKeystone(rc.k.AuthURL)
+	return fake
+}
+
 // cloudsEntry is the part of a cluster's clouds.yaml a client uses.
 type cloudsEntry struct {
 	Auth struct {
@@ -354,11 +364,7 @@ func TestServiceIdentityFailures(t *testing.T) {
 func TestFactsThroughKeystone(t *testing.T) {
 	ctx := context.Background()
 	rc := newRealCloud(t)
-	fake := openstackfake.NewT(t)
-	if err := rc.k.RegisterEndpoints(ctx, fake.Endpoints()); err != nil {
-		t.Fatal(err)
-	}
-	fake.UseKeystone(rc.k.AuthURL)
+	fake := rc.services(t)
 	mine := fake.AddImage(openstackfake.Image{Name: "kube-1.30", Owner: rc.caller.ProjectID, Visibility: "private",
 		Properties: map[string]string{"kube_version": "v1.30.2", "os_distro": "flatcar"}})
 	theirs := fake.AddImage(openstackfake.Image{Name: "kube-1.31", Owner: "another-project", Visibility: "private",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -40,19 +41,50 @@ type User struct {
 // internal endpoints at url in RegionOne. url may contain Keystone's
 // %(project_id)s substitution (Cinder's endpoints do).
 func (k *Keystone) RegisterEndpoint(ctx context.Context, serviceType, name, url string) error {
+	_, err := k.registerEndpoint(ctx, serviceType, name, url)
+	return err
+}
+
+// registerEndpoint is RegisterEndpoint, returning the service's id.
+func (k *Keystone) registerEndpoint(ctx context.Context, serviceType, name, url string) (string, error) {
 	svc, err := services.Create(ctx, k.admin, services.CreateOpts{Type: serviceType, Extra: map[string]any{"name": name}}).Extract()
 	if err != nil {
-		return fmt.Errorf("keystone: create service %s: %w", serviceType, err)
+		return "", fmt.Errorf("keystone: create service %s: %w", serviceType, err)
 	}
 	for _, iface := range []gophercloud.Availability{gophercloud.AvailabilityPublic, gophercloud.AvailabilityInternal} {
 		_, err := endpoints.Create(ctx, k.admin, endpoints.CreateOpts{
 			Availability: iface, Region: Region, URL: url, ServiceID: svc.ID,
 		}).Extract()
 		if err != nil {
-			return fmt.Errorf("keystone: create %s endpoint for %s: %w", iface, serviceType, err)
+			return svc.ID, fmt.Errorf("keystone: create %s endpoint for %s: %w", iface, serviceType, err)
 		}
 	}
-	return nil
+	return svc.ID, nil
+}
+
+// RegisterEndpointsFor registers services as RegisterEndpoints does, for
+// the life of a test that shares the Keystone with others: they are
+// deleted (Keystone deletes their endpoints with them) when t ends, so the
+// next test's catalog does not lead to this test's stopped services.
+func (k *Keystone) RegisterEndpointsFor(t testing.TB, byType map[string]string) {
+	t.Helper()
+	var ids []string
+	t.Cleanup(func() {
+		for _, id := range ids {
+			if err := services.Delete(context.Background(), k.admin, id).ExtractErr(); err != nil {
+				t.Errorf("keystone: delete service %s: %v", id, err)
+			}
+		}
+	})
+	for typ, url := range byType {
+		id, err := k.registerEndpoint(context.Background(), typ, typ, url)
+		if id != "" {
+			ids = append(ids, id)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // RegisterEndpoints registers several services, keyed by service type

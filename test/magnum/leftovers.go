@@ -44,15 +44,11 @@ func (l *Lane) Leftovers(ctx context.Context, clusterUUIDs []string) ([]string, 
 		}
 	}
 
-	var creds struct {
-		Credentials []struct{ Name string } `json:"application_credentials"`
-	}
-	if err := l.Cloud.keystoneGet(ctx, "users/"+l.User.ID+"/application_credentials", &creds); err != nil {
+	creds, err := l.Cloud.credentialsOf(ctx, l.User.ID)
+	if err != nil {
 		return nil, err
 	}
-	for _, cr := range creds.Credentials {
-		left = append(left, "application credential "+cr.Name)
-	}
+	left = append(left, creds...)
 	var trusts struct {
 		Trusts []struct{ ID string } `json:"trusts"`
 	}
@@ -94,6 +90,22 @@ func (l *Lane) Leftovers(ctx context.Context, clusterUUIDs []string) ([]string, 
 	return left, nil
 }
 
+// credentialsOf names a user's application credentials, as Keystone's
+// admin reads them.
+func (c *Cloud) credentialsOf(ctx context.Context, userID string) ([]string, error) {
+	var creds struct {
+		Credentials []struct{ Name string } `json:"application_credentials"`
+	}
+	if err := c.keystoneGet(ctx, "users/"+userID+"/application_credentials", &creds); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, cr := range creds.Credentials {
+		out = append(out, "application credential "+cr.Name)
+	}
+	return out, nil
+}
+
 // keystoneGet reads an identity API path (relative to /v3) as Keystone's
 // admin.
 func (c *Cloud) keystoneGet(ctx context.Context, path string, out any) error {
@@ -129,19 +141,15 @@ func (l *Lane) AdminFootprint(ctx context.Context) ([]string, error) {
 	for _, g := range l.Cloud.H.OpenStack.ServerGroups(l.Admins.ID) {
 		found = append(found, "server group "+g.Name)
 	}
-	var creds struct {
-		Credentials []struct{ Name string } `json:"application_credentials"`
-	}
-	if err := l.Cloud.keystoneGet(ctx, "users/"+l.Admin.ID+"/application_credentials", &creds); err != nil {
+	creds, err := l.Cloud.credentialsOf(ctx, l.Admin.ID)
+	if err != nil {
 		return nil, err
 	}
-	for _, cr := range creds.Credentials {
-		found = append(found, "application credential "+cr.Name)
-	}
+	found = append(found, creds...)
 	ns := &metav1.PartialObjectMetadata{}
 	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
 	name := "magnum-" + strings.ReplaceAll(l.Admins.ID, "-", "")
-	err := l.Cloud.H.Env.Client.Get(ctx, client.ObjectKey{Name: name}, ns)
+	err = l.Cloud.H.Env.Client.Get(ctx, client.ObjectKey{Name: name}, ns)
 	switch {
 	case err == nil:
 		found = append(found, "namespace "+name)
