@@ -1,12 +1,15 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
 	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Helm 3 writes a release's objects one round trip after another: an
@@ -150,7 +153,10 @@ func eachObject(list helmkube.ResourceList, write func(*resource.Info) (*helmkub
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			results[i], errs[i] = write(info)
+			errs[i] = panics.Run(context.Background(), nil, "release/write", func() (err error) {
+				results[i], err = write(info)
+				return err
+			})
 		}()
 	}
 	wg.Wait()

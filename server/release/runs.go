@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Helm's install and upgrade cannot be cancelled. Given a context that
@@ -86,7 +88,11 @@ func toTheEnd[T any](ctx context.Context, m *Manager, what string, action func(c
 	}
 	out := make(chan result, 1)
 	go func() {
-		v, err := action(context.WithoutCancel(ctx))
+		var v T
+		err := panics.Run(ctx, m.log, "release/"+what, func() (err error) {
+			v, err = action(context.WithoutCancel(ctx))
+			return err
+		})
 		out <- result{v, err}
 	}()
 	select {
