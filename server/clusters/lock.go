@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"time"
 
 	"github.com/magnum-capi/magnum-capi/certs"
@@ -39,19 +38,24 @@ const lockReleaseTimeout = 2 * time.Second
 // having changed nothing. A Lease left by a sidecar that died is taken over
 // once its TTL passes.
 //
-// If another replica takes the Lease over while fn runs (we stalled past
-// the TTL), fn's context is cancelled.
+// If the Lease is lost while fn runs (another replica took it over after
+// we stalled, or it could not be renewed within two thirds of its TTL),
+// fn's context is cancelled with a kube.LostError as its cause, and the
+// operation fails with it (Aborted: retry), whatever fn returned.
 func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.Context) error) error {
 	lock, err := s.acquireLock(ctx, op)
 	if err != nil {
 		return err
 	}
-	opCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// Lost (another sidecar took the Lease over, or it could not be renewed
+	// in time) cancels the operation, so that its later writes stop; its
+	// context's cause says why.
+	opCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	go func() {
 		select {
 		case <-lock.Lost():
-			cancel()
+			cancel(lock.Err(nil))
 		case <-opCtx.Done():
 		}
 	}()
@@ -61,12 +65,9 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 	err = panics.Run(opCtx, s.logger(ctx), "clusters/withLock", func() error { return fn(opCtx) })
 	op.history = nil
 	s.giveBack(ctx, op, lock)
-	select {
-	case <-lock.Lost():
-		if err == nil {
-			err = fmt.Errorf("lost the lease on cluster %s to another sidecar during the operation", op.spec.Cluster.StackID)
-		}
-	default:
+	if lost := lock.Err(err); lost != nil {
+		// Whatever the operation answered, it was not alone to the end.
+		return lost
 	}
 	return err
 }
