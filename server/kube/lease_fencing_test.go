@@ -3,11 +3,14 @@ package kube
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // skewed is a clock off the real one by offset, as another host's may be.
@@ -136,6 +139,51 @@ func TestLeaseLostWhenRenewalsFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, ok := getLease(t, ns, "cut"); ok {
+		t.Error("the Lease outlived its release")
+	}
+}
+
+// panicUpdates is a Lease client with a bug in Update while armed.
+type panicUpdates struct {
+	client.Client
+	armed *atomic.Bool
+}
+
+func (p panicUpdates) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if p.armed.Load() {
+		panic("a bug in the renewal")
+	}
+	return p.Client.Update(ctx, obj, opts...)
+}
+
+// TestLeaseRenewalPanic: a panic in the renewal goroutine does not take
+// the process down: it is counted, the Lease is lost (the operation under
+// it stops), and Release still deletes it.
+func TestLeaseRenewalPanic(t *testing.T) {
+	c := leaseClient(t)
+	ns := newNamespace(t)
+	ctx := context.Background()
+	lock, err := c.AcquireLock(ctx, LockRequest{Namespace: ns, Name: "bug", Holder: "sidecar-a/op1", TTL: 3 * time.Second}, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := panics.Count("kube/leaseRenewal")
+	var armed atomic.Bool
+	armed.Store(true)
+	c.leases = panicUpdates{Client: c.leaseClient(), armed: &armed}
+	select {
+	case <-lock.Lost():
+	case <-time.After(6 * time.Second):
+		t.Fatal("Lost still open after the renewal panicked")
+	}
+	if got := panics.Count("kube/leaseRenewal"); got != before+1 {
+		t.Errorf("counted %v panics, want %v", got, before+1)
+	}
+	armed.Store(false)
+	if err := lock.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := getLease(t, ns, "bug"); ok {
 		t.Error("the Lease outlived its release")
 	}
 }
