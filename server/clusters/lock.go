@@ -53,6 +53,7 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 	opCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
+		defer panics.Recover(ctx, s.logger(ctx), "clusters/lockWatch", nil)
 		select {
 		case <-lock.Lost():
 			cancel(lock.Err(nil))

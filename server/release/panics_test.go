@@ -56,6 +56,14 @@ func TestGoroutinesRecover(t *testing.T) {
 			}
 			return err
 		}},
+		{"Helm's goroutine calling our kube client", kubeClientWhere, func(_ context.Context, bug bool) error {
+			if !bug {
+				_, err := concurrentWrites{}.Update(nil, nil, false) // nothing to write
+				return err
+			}
+			_, err := concurrentWrites{}.Create(helmkube.ResourceList{{Name: "no object: a nil pointer"}})
+			return err
+		}},
 		{"an OCI pull", "release/ociPull", func(ctx context.Context, bug bool) error {
 			if !bug {
 				return nil // no registry here: the pull's own error is another test's

@@ -101,6 +101,7 @@ func toTheEnd[T any](ctx context.Context, m *Manager, what string, action func(c
 	case <-ctx.Done():
 		m.log.WarnContext(ctx, "the caller gave up while Helm was writing; it runs to its end and the cluster's lease is kept until then", "action", what)
 		go func() {
+			defer panics.Recover(ctx, m.log, "release/"+what+"Outcome", nil)
 			r := <-out
 			m.log.InfoContext(ctx, "the Helm action its caller gave up on has finished", "action", what, "err", r.err)
 		}()
