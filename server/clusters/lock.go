@@ -38,10 +38,12 @@ const lockReleaseTimeout = 2 * time.Second
 // having changed nothing. A Lease left by a sidecar that died is taken over
 // once its TTL passes.
 //
-// If the Lease is lost while fn runs (another replica took it over after
-// we stalled, or it could not be renewed within two thirds of its TTL),
-// fn's context is cancelled with a kube.LostError as its cause, and the
-// operation fails with it (Aborted: retry), whatever fn returned.
+// If the Lease is lost while fn runs, fn's context is cancelled with the
+// reason as its cause, and the operation fails with it whatever fn
+// returned: a kube.LostError (Aborted: retry) when another replica took it
+// over after we stalled, a kube.RenewalError (classified as its last
+// renewal's error: Unavailable for a management API not answering) when it
+// could not be renewed within two thirds of its TTL.
 func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.Context) error) error {
 	lock, err := s.acquireLock(ctx, op)
 	if err != nil {

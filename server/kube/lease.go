@@ -82,7 +82,7 @@ type Lock struct {
 	// has ended.
 	written  leaseVersion
 	loseOnce sync.Once
-	lostErr  *LostError
+	lostErr  error
 }
 
 // leaseVersion is what a delete's preconditions need of a Lease.
@@ -268,7 +268,7 @@ func (l *Lock) Release(ctx context.Context) error {
 		if holder := holderOf(&lease); holder != l.req.Holder {
 			// Not ours to delete: someone took it over, so the operation
 			// under it was not alone at the end (Err says so).
-			l.lose(holder, "another holder took it over")
+			l.lose(l.takenOver(holder))
 			return nil
 		}
 		err = l.c.leaseClient().Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})

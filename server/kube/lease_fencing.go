@@ -72,11 +72,11 @@ func renewDeadline(ttl time.Duration) time.Duration { return ttl * 2 / 3 }
 // renewRetry is the pause between renewal attempts after a failure.
 func renewRetry(ttl time.Duration) time.Duration { return max(ttl/15, 100*time.Millisecond) }
 
-// LostError says the cluster's Lease was taken over by another sidecar, or
-// could not be renewed in time, while an operation held it: the operation
-// was cancelled so that it stops writing. It is Aborted, as LockedError is:
-// the shim's answer to both is to retry once the other operation is done;
-// Unavailable would blame a dependency that is down.
+// LostError says another sidecar took the cluster's Lease over while an
+// operation held it (it judged the Lease expired: we had stalled): the
+// operation was cancelled so that it stops writing. It is Aborted, as
+// LockedError is: the shim's answer to both is to retry once the other
+// operation is done; Unavailable would blame a dependency that is down.
 type LostError struct {
 	Lease, Holder string
 	// Why says how it was found lost; During is the operation's own error, if any.
@@ -100,3 +100,24 @@ func (e *LostError) UserMessage() string {
 
 // Aborted classifies the error for the gRPC boundary: retry.
 func (e *LostError) Aborted() bool { return true }
+
+// RenewalError says the holder could not renew the cluster's Lease within
+// renewDeadline and gave it up, cancelling the operation, before a
+// contender could take it over. It wraps the last renewal's error, so the
+// gRPC boundary classifies it as that (the management API not answering is
+// Unavailable); During is the operation's own error, if any, in its text.
+type RenewalError struct {
+	Lease, Holder string
+	Deadline      time.Duration
+	Err, During   error
+}
+
+func (e *RenewalError) Error() string {
+	msg := fmt.Sprintf("gave up lease %s (held as %s): no renewal succeeded within %s: %v", e.Lease, e.Holder, e.Deadline, e.Err)
+	if e.During != nil {
+		msg += "; the operation, cancelled: " + e.During.Error()
+	}
+	return msg
+}
+
+func (e *RenewalError) Unwrap() error { return e.Err }

@@ -109,8 +109,9 @@ func (r refuseUpdates) Update(ctx context.Context, obj client.Object, opts ...cl
 }
 
 // TestLeaseLostWhenRenewalsFail: a holder that cannot renew for two thirds
-// of the TTL gives the Lease up (Lost, LostError) before any contender may
-// take it over, so its operation stops first.
+// of the TTL gives the Lease up (Lost; a RenewalError wrapping the last
+// renewal's error, so the answer blames the API server) before any
+// contender may take it over, so its operation stops first.
 func TestLeaseLostWhenRenewalsFail(t *testing.T) {
 	const ttl = 3 * time.Second
 	c := leaseClient(t)
@@ -128,12 +129,12 @@ func TestLeaseLostWhenRenewalsFail(t *testing.T) {
 	case <-time.After(2 * ttl):
 		t.Fatal("Lost still open two TTLs after renewals began to fail")
 	}
-	if gaveUp := time.Since(cut); gaveUp >= ttl {
-		t.Errorf("gave the Lease up %s after the last renewal, not before the TTL (%s)", gaveUp, ttl)
+	if after := time.Since(cut); after >= ttl {
+		t.Errorf("gave the Lease up %s after the last renewal, not before the TTL (%s)", after, ttl)
 	}
-	var lost *LostError
-	if !errors.As(lock.Err(nil), &lost) {
-		t.Errorf("Err: %v, want a LostError", lock.Err(nil))
+	var gaveUp *RenewalError
+	if err := lock.Err(nil); !errors.As(err, &gaveUp) || !apierrors.IsServiceUnavailable(err) {
+		t.Errorf("Err: %v, want a RenewalError wrapping the API server's 503", err)
 	}
 	if err := lock.Release(ctx); err != nil {
 		t.Fatal(err)
@@ -178,6 +179,10 @@ func TestLeaseRenewalPanic(t *testing.T) {
 	}
 	if got := panics.Count("kube/leaseRenewal"); got != before+1 {
 		t.Errorf("counted %v panics, want %v", got, before+1)
+	}
+	var pe *panics.Error
+	if err := lock.Err(nil); !errors.As(err, &pe) {
+		t.Errorf("Err: %v, want the panic", err)
 	}
 	armed.Store(false)
 	if err := lock.Release(ctx); err != nil {

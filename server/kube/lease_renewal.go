@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,7 +33,7 @@ func (l *Lock) renew(ctx context.Context) {
 	var err error
 	defer func() {
 		if err != nil {
-			l.lose("", "its renewal failed unexpectedly")
+			l.lose(fmt.Errorf("lost lease %s (held as %s): its renewal failed: %w", l.key, l.req.Holder, err))
 		}
 	}()
 	defer panics.Recover(ctx, l.log, "kube/leaseRenewal", &err)
@@ -61,18 +62,18 @@ var errLost = errors.New("lease lost")
 func (l *Lock) renewInTime(ctx context.Context) bool {
 	left := renewDeadline(l.req.TTL) - l.c.clk().Since(l.renewedAt)
 	var holder string
+	var last error // the last attempt's
 	err := wait.PollUntilContextTimeout(ctx, renewRetry(l.req.TTL), left, true, func(pollCtx context.Context) (bool, error) {
 		// The request runs to its answer, within the deadline, even when
 		// Release stops the loop meanwhile: Release then knows what our
 		// last write was.
 		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(pollCtx), max(left, time.Second))
 		defer cancel()
-		var err error
-		if holder, err = l.renewOnce(reqCtx); err != nil {
-			if errors.Is(err, errLost) {
-				return false, err
+		if holder, last = l.renewOnce(reqCtx); last != nil {
+			if errors.Is(last, errLost) {
+				return false, last
 			}
-			l.log.Warn("renewing the cluster lease", "lease", l.key.String(), "err", err)
+			l.log.Warn("renewing the cluster lease", "lease", l.key.String(), "err", last)
 			return false, nil
 		}
 		return true, nil
@@ -83,11 +84,20 @@ func (l *Lock) renewInTime(ctx context.Context) bool {
 	case ctx.Err() != nil:
 		return false // released
 	case errors.Is(err, errLost):
-		l.lose(holder, "another holder took it over")
+		l.lose(l.takenOver(holder))
 	default:
-		l.lose("", fmt.Sprintf("no renewal succeeded within %s", renewDeadline(l.req.TTL)))
+		l.lose(&RenewalError{Lease: l.key.String(), Holder: l.req.Holder, Deadline: renewDeadline(l.req.TTL), Err: cmp.Or(last, err)})
 	}
 	return false
+}
+
+// takenOver is the error for the Lease taken over by newHolder.
+func (l *Lock) takenOver(newHolder string) error {
+	why := "another holder took it over"
+	if newHolder != "" {
+		why += " (" + newHolder + ")"
+	}
+	return &LostError{Lease: l.key.String(), Holder: l.req.Holder, Why: why}
 }
 
 // renewOnce writes a new renewTime on the Lease as we last left it: the
@@ -135,14 +145,12 @@ func holderOf(l *coordinationv1.Lease) string {
 	return *l.Spec.HolderIdentity
 }
 
-// lose marks the Lease lost, once: Lost is closed and Err says why.
-func (l *Lock) lose(newHolder, why string) {
+// lose marks the Lease lost, once: Lost is closed and Err says why
+// (a *LostError or a *RenewalError).
+func (l *Lock) lose(why error) {
 	l.loseOnce.Do(func() {
-		if newHolder != "" {
-			why += " (" + newHolder + ")"
-		}
-		l.lostErr = &LostError{Lease: l.key.String(), Holder: l.req.Holder, Why: why}
-		l.log.Warn("lost the cluster lease", "lease", l.key.String(), "holder", l.req.Holder, "why", why)
+		l.lostErr = why
+		l.log.Warn("lost the cluster lease", "lease", l.key.String(), "holder", l.req.Holder, "err", why)
 		close(l.lost)
 	})
 }
@@ -155,7 +163,15 @@ func (l *Lock) Err(during error) error {
 	default:
 		return nil
 	}
-	e := *l.lostErr
-	e.During = during
-	return &e
+	switch e := l.lostErr.(type) {
+	case *LostError:
+		c := *e
+		c.During = during
+		return &c
+	case *RenewalError:
+		c := *e
+		c.During = during
+		return &c
+	}
+	return l.lostErr
 }
