@@ -34,6 +34,7 @@ CAPI_CONTROLLERS := test/capicontrollers
 # of its own (Argo CD pins Kubernetes 0.31; see its doc.go).
 ARGOCD_TEST := test/argocd
 ADAPTER_PACKAGES := ./server/openstack/... ./server/release/... ./server/kube/... ./server/watchcache/... ./server/config/... ./server/metrics/...
+LEAF_PACKAGES := ./server/panics/...
 
 .PHONY: help
 help: ## Show this help.
@@ -88,6 +89,7 @@ verify: deps ## Fail if generated code is stale, buf lint fails, a pure package 
 	hack/verify-generated.sh "$(PROTO_TOOLS)"
 	hack/lint-imports.sh pure $(PURE_PACKAGES)
 	hack/lint-imports.sh adapters $(ADAPTER_PACKAGES)
+	hack/lint-imports.sh leaf $(LEAF_PACKAGES)
 	$(GO) run ./hack/funclen -max 80 ./cmd ./server ./helmvalues ./capistatus ./certs ./hack
 	$(GO) vet ./...
 	cd $(CAPI_CONTROLLERS) && $(GO) vet ./...

@@ -9,6 +9,9 @@
 #     never import the domain (server/clusters) or the gRPC layer (server):
 #     the domain depends on them through the small interfaces it declares
 #     (server/clusters/port_*.go), never the other way.
+#   hack/lint-imports.sh leaf PACKAGES...      leaves (server/panics) every
+#     layer imports must import no package of the sidecar: the domain and
+#     every adapter can then use them without a cycle or a layer breach.
 set -euo pipefail
 case ${1:-} in
 pure)
@@ -17,15 +20,18 @@ pure)
 adapters)
   forbidden="^$(go list -m)/server(/clusters)?\$"
   rule="is an adapter but imports" ;;
+leaf)
+  forbidden="^$(go list -m)/"
+  rule="is a leaf but imports" ;;
 *)
-  echo "usage: $0 pure|adapters PACKAGES..." >&2
+  echo "usage: $0 pure|adapters|leaf PACKAGES..." >&2
   exit 2 ;;
 esac
 shift
 status=0
 pkgs=$(go list "$@") # fails the check if go list does (e.g. an import cycle)
 for pkg in $pkgs; do
-  deps=$(go list -deps "$pkg")
+  deps=$(go list -deps "$pkg" | grep -vxF "$pkg" || true)
   bad=$(grep -E "$forbidden" <<<"$deps" || true)
   if [[ -n $bad ]]; then
     echo "lint-imports: $pkg $rule:" >&2

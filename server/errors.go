@@ -25,6 +25,9 @@ type (
 	notFound           interface{ NotFound() bool }
 	unavailable        interface{ Unavailable() bool }
 	aborted            interface{ Aborted() bool }
+	// panicked is a panic recovered in a goroutine of the sidecar
+	// (server/panics.Error): a bug, whatever the panic's value says.
+	panicked interface{ Panicked() bool }
 )
 
 // userMessager is an error whose text is for the operator (it names a
@@ -51,6 +54,9 @@ const canceledMessage = "the call was cancelled before it finished"
 func codeOf(err error) codes.Code {
 	if s, ok := status.FromError(err); ok && s.Code() != codes.Unknown {
 		return s.Code()
+	}
+	if isPanic(err) {
+		return codes.Internal
 	}
 	if c, ok := classOf(err); ok {
 		return c
@@ -124,6 +130,9 @@ func managementAPIDown(err error) bool {
 // an error that says what the user should read instead, and every error no
 // class explains.
 func userMessage(err error, c codes.Code) string {
+	if isPanic(err) {
+		return internalMessage
+	}
 	var um userMessager
 	if errors.As(err, &um) {
 		return um.UserMessage()
@@ -196,6 +205,33 @@ func toStatus(err error) error {
 	}
 	c := codeOf(err)
 	return &statusError{st: status.New(c, userMessage(err, c)), cause: err}
+}
+
+// isPanic reports whether err is, or wraps, a recovered panic.
+func isPanic(err error) bool {
+	var p panicked
+	return errors.As(err, &p) && p.Panicked()
+}
+
+// panicStatus is the gRPC error for a recovered panic: Internal, with the
+// fixed sentence and Magnum's request id, under which the interceptor logged
+// the panic's stack; what the panic said stays in that log (it may name
+// anything). Without a request id it is the plain sentence.
+func panicStatus(err error, requestID string) error {
+	msg := internalMessage
+	if requestID != "" {
+		msg = fmt.Sprintf("%s (a bug; the operator's log has it under request %s)", internalMessage, requestID)
+	}
+	return &statusError{st: status.New(codes.Internal, msg), cause: causeOf(err)}
+}
+
+// withRequestID answers a call that failed by a panic, here or in a
+// goroutine of its operation, with panicStatus; any other error as it is.
+func withRequestID(err error, requestID string) error {
+	if err == nil || !isPanic(causeOf(err)) {
+		return err
+	}
+	return panicStatus(err, requestID)
 }
 
 // causeOf is the domain error behind a status toStatus made, for the log.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -19,6 +20,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/server/openstack"
+	"github.com/magnum-capi/magnum-capi/server/panics"
 	"github.com/magnum-capi/magnum-capi/server/release"
 	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
@@ -42,6 +44,12 @@ func TestToStatus(t *testing.T) {
 		{"release missing", &release.NotFoundError{Name: "n", Namespace: "ns"}, codes.NotFound, ""},
 		{"lock held: no holder for the tenant", &kube.LockedError{Lease: "magnum-capi-x", Holder: "conductor-1/4242/ab12", Err: context.DeadlineExceeded}, codes.Aborted,
 			"another operation on this cluster is in progress; retry when it has finished"},
+		{"lease lost: no holder for the tenant, whatever the operation said", &kube.LostError{Lease: "magnum-p/magnum-capi-x", Holder: "conductor-1/4242/ab12",
+			Why: "another holder took it over (conductor-2/77/cd34)", During: fmt.Errorf("upgrading: %w", hung)}, codes.Aborted,
+			"another instance of the Cluster API driver took over this cluster during the operation, which was stopped; retry it"},
+		{"lease given up, renewals unanswered: the API is blamed", &kube.RenewalError{Lease: "magnum-p/magnum-capi-x", Holder: "conductor-1/4242/ab12",
+			Deadline: 20 * time.Second, Err: hung, During: errors.New("installing: context canceled")}, codes.Unavailable, managementAPIMessage},
+		{"a panic, whatever its value's class", fmt.Errorf("creating: %w", &panics.Error{Where: "release/install", Value: &kube.LockedError{Lease: "x"}}), codes.Internal, internalMessage},
 		{"cache syncing: no API URL for the tenant", &watchcache.NotSyncedError{Cluster: "default", Problem: refused.Error()}, codes.Unavailable,
 			"the magnum-capi sidecar's view of the management cluster is still syncing"},
 		{"OpenStack down names OpenStack", fmt.Errorf("facts: %w", &openstack.UnavailableError{Service: "compute", Op: "list flavors", Detail: "HTTP 503"}), codes.Unavailable,

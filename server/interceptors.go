@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"time"
 
 	"google.golang.org/grpc"
@@ -14,6 +12,7 @@ import (
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/clusters"
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Metadata keys the shim sends with every call.
@@ -77,14 +76,16 @@ func answerInTime(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // unaryInterceptor logs each call with Magnum's request id and the cluster
-// uuid, turns panics into Internal errors (a bug must not kill the sidecar
-// for every other cluster), and reports the outcome. Request bodies are
-// never logged: they carry tokens and keys.
+// uuid, turns panics, its own and those its operation's goroutines
+// recovered (server/panics), into Internal errors naming the request id (a
+// bug must not kill the sidecar for every other cluster), and reports the
+// outcome. Request bodies are never logged: they carry tokens and keys.
 func unaryInterceptor(log *slog.Logger, observe observer, transition transitionObserver) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 		md, _ := metadata.FromIncomingContext(ctx)
 		l := log.With("method", info.FullMethod)
-		if id := first(md, RequestIDKey); id != "" {
+		requestID := first(md, RequestIDKey)
+		if id := requestID; id != "" {
 			l = l.With("request_id", id)
 		}
 		if uuid := first(md, ClusterUUIDKey); uuid != "" {
@@ -97,9 +98,9 @@ func unaryInterceptor(log *slog.Logger, observe observer, transition transitionO
 		start := time.Now()
 		defer func() {
 			if r := recover(); r != nil {
-				l.Error("panic in handler", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				err = status.Error(codes.Internal, internalMessage)
+				err = panics.Report(ctx, l, "grpc/"+info.FullMethod, r)
 			}
+			err = withRequestID(err, requestID)
 			code := status.Code(err)
 			elapsed := time.Since(start)
 			if observe != nil {

@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // A handler stuck on a dependency that never answers ends before the
@@ -54,13 +56,19 @@ func TestHandlerAnswersBeforeTheCallersDeadline(t *testing.T) {
 // sentence; the operator's log has the cause under Magnum's request id.
 func TestInternalErrorsAreLoggedUnderTheRequestID(t *testing.T) {
 	cause := `renewing credential: Post "https://keystone.internal:5000/v3/auth/tokens": EOF`
+	withID := internalMessage + " (a bug; the operator's log has it under request req-0c9d2e7a)"
 	tests := []struct {
 		name    string
 		handler grpc.UnaryHandler
 		logged  string
+		message string
+		counted string // where a panic is counted; "": none
 	}{
-		{"error", func(context.Context, any) (any, error) { return nil, toStatus(errors.New(cause)) }, cause},
-		{"panic", func(context.Context, any) (any, error) { panic(cause) }, cause},
+		{"error", func(context.Context, any) (any, error) { return nil, toStatus(errors.New(cause)) }, cause, internalMessage, ""},
+		{"panic", func(context.Context, any) (any, error) { panic(cause) }, cause, withID, "grpc//magnumcapi.v1.DriverService/CreateCluster"},
+		{"panic in the operation's goroutine", func(ctx context.Context, _ any) (any, error) {
+			return nil, toStatus(fmt.Errorf("creating: %w", panics.Run(ctx, Logger(ctx, nil), "test/goroutine", func() error { panic(cause) })))
+		}, cause, withID, "test/goroutine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,9 +76,13 @@ func TestInternalErrorsAreLoggedUnderTheRequestID(t *testing.T) {
 			intercept := unaryInterceptor(slog.New(slog.NewJSONHandler(&buf, nil)), nil, nil)
 			info := &grpc.UnaryServerInfo{FullMethod: "/magnumcapi.v1.DriverService/CreateCluster"}
 			ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs(RequestIDKey, "req-0c9d2e7a"))
+			before := panics.Count(tt.counted)
 			_, err := intercept(ctx, nil, info, tt.handler)
-			if s, _ := status.FromError(err); s.Code() != codes.Internal || s.Message() != internalMessage {
-				t.Errorf("status = %v, want Internal %q", err, internalMessage)
+			if s, _ := status.FromError(err); s.Code() != codes.Internal || s.Message() != tt.message {
+				t.Errorf("status = %v, want Internal %q", err, tt.message)
+			}
+			if tt.counted != "" && panics.Count(tt.counted) != before+1 {
+				t.Errorf("the panic was not counted at %s", tt.counted)
 			}
 			var line map[string]any // the first: a panic's own, then the call's
 			if err := json.NewDecoder(&buf).Decode(&line); err != nil {

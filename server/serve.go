@@ -8,6 +8,7 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/server/clusters"
 	"github.com/magnum-capi/magnum-capi/server/metrics"
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // drainTimeout bounds the wait for in-flight calls at shutdown: Magnum's
@@ -31,7 +32,7 @@ func (s *Sidecar) Serve(ctx context.Context) error {
 	// Fetch the default chart version now, so clusters can be created and
 	// updated with it even if the repository is down later.
 	go func() {
-		if err := s.charts.Warm(ctx, s.cfg.Chart.Version); err != nil {
+		if err := panics.Run(ctx, s.log, "serve/warmChart", func() error { return s.charts.Warm(ctx, s.cfg.Chart.Version) }); err != nil {
 			s.log.Warn("could not cache the default chart version", "version", s.cfg.Chart.Version, "err", err)
 		}
 	}()
@@ -43,8 +44,13 @@ func (s *Sidecar) Serve(ctx context.Context) error {
 			return err
 		}
 	}
-	go s.announceWhenSynced(ctx)
+	go func() {
+		_ = panics.Run(ctx, s.log, "serve/announce", func() error { s.announceWhenSynced(ctx); return nil })
+	}()
 	go s.domain.WatchCredentials(ctx, clusters.CredentialWatchInterval, s.reportCredentials)
+	// grpc.Serve, GracefulStop and the metrics server are gRPC's and
+	// net/http's own loops; every call they hand us is recovered in
+	// unaryInterceptor (gRPC) or by net/http itself.
 	errc := make(chan error, 1)
 	go func() { errc <- s.grpc.Serve(s.lis) }()
 	select {

@@ -2,6 +2,7 @@ package clusters
 
 import (
 	"errors"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 )
@@ -27,7 +28,7 @@ func TestAllOf(t *testing.T) {
 			for i, err := range tt.steps {
 				fns[i] = func() error { ran.Add(1); return err }
 			}
-			if got := allOf(fns...); !errors.Is(got, tt.want) || (tt.want == nil && got != nil) {
+			if got := allOf(t.Context(), slog.New(slog.DiscardHandler), fns...); !errors.Is(got, tt.want) || (tt.want == nil && got != nil) {
 				t.Errorf("allOf = %v, want %v", got, tt.want)
 			}
 			if int(ran.Load()) != len(tt.steps) {

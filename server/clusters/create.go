@@ -49,7 +49,7 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 		var prepared error
 		go func() {
 			defer close(ready)
-			prepared = allOf(
+			prepared = allOf(ctx, s.logger(ctx),
 				func() error { return s.ensureCredential(ctx, caller, op) },
 				func() error { return s.applyCASecrets(ctx, op, caSecrets) },
 			)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/certs"
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // The sidecar renews a cluster's application credential only in an
@@ -42,10 +43,15 @@ func credentialKey(ns, stackID string) string { return ns + "/" + stackID }
 
 // WatchCredentials lists at once and then every interval until ctx ends,
 // handing each listing's findings to report (the metrics). A listing that
-// fails keeps the last findings and is logged.
+// fails (or panics: recovered, counted) keeps the last findings and is
+// logged.
 func (s *Service) WatchCredentials(ctx context.Context, interval time.Duration, report func([]ExpiringCredential)) {
 	wait.UntilWithContext(ctx, func(ctx context.Context) {
-		due, err := s.scanCredentials(ctx)
+		var due []ExpiringCredential
+		err := panics.Run(ctx, s.log, "clusters/credentialWatch", func() (err error) {
+			due, err = s.scanCredentials(ctx)
+			return err
+		})
 		if err != nil {
 			s.log.WarnContext(ctx, "credential watch: listing the credential Secrets failed; trying again later", "err", err)
 			return

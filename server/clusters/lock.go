@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"time"
 
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/server/kube"
+	"github.com/magnum-capi/magnum-capi/server/panics"
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
@@ -38,9 +38,46 @@ const lockReleaseTimeout = 2 * time.Second
 // having changed nothing. A Lease left by a sidecar that died is taken over
 // once its TTL passes.
 //
-// If another replica takes the Lease over while fn runs (we stalled past
-// the TTL), fn's context is cancelled.
+// If the Lease is lost while fn runs, fn's context is cancelled with the
+// reason as its cause, and the operation fails with it whatever fn
+// returned: a kube.LostError (Aborted: retry) when another replica took it
+// over after we stalled, a kube.RenewalError (classified as its last
+// renewal's error: Unavailable for a management API not answering) when it
+// could not be renewed within two thirds of its TTL.
 func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.Context) error) error {
+	lock, err := s.acquireLock(ctx, op)
+	if err != nil {
+		return err
+	}
+	// Lost (another sidecar took the Lease over, or it could not be renewed
+	// in time) cancels the operation, so that its later writes stop; its
+	// context's cause says why.
+	opCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		defer panics.Recover(ctx, s.logger(ctx), "clusters/lockWatch", nil)
+		select {
+		case <-lock.Lost():
+			cancel(lock.Err(nil))
+		case <-opCtx.Done():
+		}
+	}()
+	op.history = new(release.History)
+	// A panic under the Lease fails this operation alone, and the Lease is
+	// given back below as after any error, not renewed for ever.
+	err = panics.Run(opCtx, s.logger(ctx), "clusters/withLock", func() error { return fn(opCtx) })
+	op.history = nil
+	s.giveBack(ctx, op, lock)
+	if lost := lock.Err(err); lost != nil {
+		// Whatever the operation answered, it was not alone to the end.
+		return lost
+	}
+	return err
+}
+
+// acquireLock takes the cluster's Lease in its namespace, making the
+// namespace first (again, if someone removed it).
+func (s *Service) acquireLock(ctx context.Context, op *operation) (*kube.Lock, error) {
 	mc, ns, spec := op.mc, op.ns, op.spec
 	ensureNamespace := func() error {
 		return mc.Kube.EnsureNamespace(ctx, ns, map[string]string{
@@ -49,9 +86,10 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 		})
 	}
 	if err := ensureNamespace(); err != nil {
-		return err
+		return nil, err
 	}
 	waitCtx, cancelWait := waitContext(ctx)
+	defer cancelWait()
 	acquire := func() (*kube.Lock, error) {
 		return mc.Kube.AcquireLock(waitCtx, kube.LockRequest{
 			Namespace: ns, Name: spec.Cluster.StackID, Holder: s.cfg.Holder + "/" + operationID(),
@@ -68,49 +106,38 @@ func (s *Service) withLock(ctx context.Context, op *operation, fn func(context.C
 			lock, err = acquire()
 		}
 	}
-	cancelWait()
-	if err != nil {
-		return err
-	}
-	opCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-lock.Lost():
-			cancel()
-		case <-opCtx.Done():
-		}
-	}()
-	op.history = new(release.History)
-	err = fn(opCtx)
-	op.history = nil
-	if busy := s.releases.Busy(ns, spec.Cluster.StackID); busy != nil {
+	return lock, err
+}
+
+// giveBack releases the Lease after the operation, or keeps it until Helm
+// has finished writing a release the caller gave up on.
+func (s *Service) giveBack(ctx context.Context, op *operation, lock *kube.Lock) {
+	stackID := op.spec.Cluster.StackID
+	if busy := s.releases.Busy(op.ns, stackID); busy != nil {
 		// The caller gave up while Helm was writing the release, which it
 		// finishes regardless (server/release/runs.go): the next operation
 		// must not start, on this replica or another, until it has.
-		s.log.WarnContext(ctx, "keeping the cluster lease until Helm has finished writing the release", "stack_id", spec.Cluster.StackID)
-		go s.releaseWhenSettled(ctx, lock, spec.Cluster.StackID, busy)
-	} else {
-		// Release even when ctx is done: a Lease left behind makes the next
-		// operation wait for its TTL. But not for long: on a hung API server
-		// the caller must still get our answer (Unavailable) before its
-		// deadline.
-		releaseCtx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), lockReleaseTimeout)
-		rerr := lock.Release(releaseCtx)
-		cancelRelease()
-		if rerr != nil {
-			s.log.WarnContext(ctx, "releasing the cluster lease; retrying in the background", "stack_id", spec.Cluster.StackID, "err", rerr)
-			go s.releaseLater(ctx, lock, spec.Cluster.StackID)
-		}
+		s.log.WarnContext(ctx, "keeping the cluster lease until Helm has finished writing the release", "stack_id", stackID)
+		go s.background(ctx, "clusters/releaseWhenSettled", func() { s.releaseWhenSettled(ctx, lock, stackID, busy) })
+		return
 	}
-	select {
-	case <-lock.Lost():
-		if err == nil {
-			err = fmt.Errorf("lost the lease on cluster %s to another sidecar during the operation", spec.Cluster.StackID)
-		}
-	default:
+	// Release even when ctx is done: a Lease left behind makes the next
+	// operation wait for its TTL. But not for long: on a hung API server
+	// the caller must still get our answer (Unavailable) before its
+	// deadline.
+	releaseCtx, cancelRelease := context.WithTimeout(context.WithoutCancel(ctx), lockReleaseTimeout)
+	rerr := lock.Release(releaseCtx)
+	cancelRelease()
+	if rerr != nil {
+		s.log.WarnContext(ctx, "releasing the cluster lease; retrying in the background", "stack_id", stackID, "err", rerr)
+		go s.background(ctx, "clusters/releaseLater", func() { s.releaseLater(ctx, lock, stackID) })
 	}
-	return err
+}
+
+// background runs fn, a goroutine that outlives the operation's answer, so
+// that a panic in it is logged and counted rather than fatal.
+func (s *Service) background(ctx context.Context, where string, fn func()) {
+	_ = panics.Run(ctx, s.logger(ctx), where, func() error { fn(); return nil })
 }
 
 // lockLateReleaseTimeout bounds releaseLater: past it the Lease is left for

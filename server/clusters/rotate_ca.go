@@ -68,7 +68,7 @@ func (s *Service) applyCASecrets(ctx context.Context, op *operation, secrets []*
 	for i, secret := range secrets {
 		applies[i] = func() error { return op.mc.Kube.ApplySecret(ctx, secret) }
 	}
-	return allOf(applies...)
+	return allOf(ctx, s.logger(ctx), applies...)
 }
 
 // fingerprint identifies all the material nodes are built from: the three

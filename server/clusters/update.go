@@ -1,6 +1,11 @@
 package clusters
 
-import "context"
+import (
+	"cmp"
+	"context"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
+)
 
 // Change says what an update asks for beyond "re-apply the cluster as
 // Magnum now describes it".
@@ -25,16 +30,19 @@ func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change C
 	if err != nil {
 		return err
 	}
-	return s.withLock(ctx, op, func(ctx context.Context) error {
+	return s.withLock(ctx, op, func(ctx context.Context) (err error) {
 		// The renewal (a read of the credential's Secret, rarely more)
 		// touches nothing the rest reads or writes: it runs beside them,
-		// and ends before the Lease is given back.
-		renewed := make(chan struct{})
+		// and ends before the Lease is given back. A panic in it fails
+		// the update.
+		renewed := make(chan error, 1)
 		go func() {
-			defer close(renewed)
-			s.renewCredentialIfDue(ctx, caller, op)
+			renewed <- panics.Run(ctx, s.logger(ctx), "clusters/renewCredential", func() error {
+				s.renewCredentialIfDue(ctx, caller, op)
+				return nil
+			})
 		}()
-		defer func() { <-renewed }()
+		defer func() { err = cmp.Or(err, <-renewed) }()
 		if len(change.RemoveNodes) > 0 {
 			if err := s.markForRemoval(ctx, op, change); err != nil {
 				return err

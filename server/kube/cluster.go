@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -27,6 +28,19 @@ type Cluster struct {
 	// with rights everywhere). See namespace_binding.go.
 	NamespaceRole string
 	bindings      namespaceBindings
+	// clock judges Leases' expiry and renewal deadlines (lease_fencing.go);
+	// nil: the real one. Tests skew it.
+	clock clock.PassiveClock
+	// observed is when this sidecar first saw each version of the Leases
+	// it waits for.
+	observed leaseObservations
+}
+
+func (c *Cluster) clk() clock.PassiveClock {
+	if c.clock != nil {
+		return c.clock
+	}
+	return clock.RealClock{}
 }
 
 func (c *Cluster) leaseClient() client.Client {

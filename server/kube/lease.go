@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -59,8 +60,9 @@ type LockRequest struct {
 }
 
 // Lock is a held per-cluster Lease. It is renewed in the background until
-// Release; if renewal fails (another holder took it over after we stalled),
-// Lost is closed and the operation should stop.
+// Release; if it is lost (another holder took it over after we stalled, or
+// no renewal succeeded within renewDeadline), Lost is closed, Err says why,
+// and the operation should stop.
 type Lock struct {
 	c    *Cluster
 	key  client.ObjectKey
@@ -69,11 +71,18 @@ type Lock struct {
 	done chan struct{}
 	lost chan struct{}
 	log  *slog.Logger
-	// written is the Lease as our last write left it (acquisition or
-	// renewal): Release deletes that version without reading it first.
+	// lease is the Lease as our last write left it, or as we last read it
+	// naming us; renewedAt is when (our clock) the last successful renewal
+	// was sent. Only the renewal loop writes them while it runs.
+	lease     *coordinationv1.Lease
+	renewedAt time.Time
+	// written is the version of lease when our last write is known to have
+	// left it so: Release deletes that version without reading it first.
 	// Only the renewal loop writes it, and Release reads it once the loop
 	// has ended.
-	written leaseVersion
+	written  leaseVersion
+	loseOnce sync.Once
+	lostErr  error
 }
 
 // leaseVersion is what a delete's preconditions need of a Lease.
@@ -84,7 +93,9 @@ type leaseVersion struct {
 
 // AcquireLock takes the Lease for req.Holder, waiting while someone else
 // holds an unexpired one, until ctx ends. A Lease whose holder stopped
-// renewing (it crashed) is taken over after its TTL.
+// renewing (it crashed) is taken over once its resourceVersion has not
+// changed for its TTL on this sidecar's clock (lease_fencing.go): clocks
+// of different hosts need not agree.
 func (c *Cluster) AcquireLock(ctx context.Context, req LockRequest, log *slog.Logger) (*Lock, error) {
 	if req.Holder == "" || req.TTL < 3*time.Second {
 		return nil, fmt.Errorf("lease %s/%s%s: a holder and a TTL of at least 3s are required", req.Namespace, LeasePrefix, req.Name)
@@ -93,9 +104,10 @@ func (c *Cluster) AcquireLock(ctx context.Context, req LockRequest, log *slog.Lo
 	wait := 100 * time.Millisecond
 	var held leaseState // the holder last seen
 	for {
-		current, written, err := c.tryAcquire(ctx, key, req, true)
+		current, lease, err := c.tryAcquire(ctx, key, req)
 		if err == nil {
-			return c.startRenewing(key, req, written, log), nil
+			c.observed.forget(key)
+			return c.startRenewing(key, req, lease, log), nil
 		}
 		if errors.Is(err, errHeld) {
 			held = current
@@ -126,68 +138,71 @@ type leaseState struct {
 // errHeld: someone else holds an unexpired lease.
 var errHeld = errors.New("lease held by another holder")
 
-// tryAcquire takes or renews the Lease and says how it left it. With
-// createFirst (an acquisition: a released Lease is deleted, so usually
-// there is none) it tries to create it before reading it, one round trip
-// instead of two; a renewal reads it first.
-func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req LockRequest, createFirst bool) (leaseState, leaseVersion, error) {
-	now := metav1.NewMicroTime(time.Now())
-	seconds := int32(req.TTL / time.Second)
-	holder := req.Holder
-	create := func() (leaseState, leaseVersion, error) {
-		lease := coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: req.Labels},
-			Spec: coordinationv1.LeaseSpec{
-				HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now,
-			},
-		}
-		if err := c.leaseClient().Create(ctx, &lease); err != nil {
-			if apierrors.IsAlreadyExists(err) {
-				return leaseState{}, leaseVersion{}, errHeld
-			}
-			return leaseState{}, leaseVersion{}, fmt.Errorf("creating lease %s: %w", key, err)
-		}
-		return leaseState{}, versionOf(&lease), nil
+// tryAcquire takes the Lease and returns it as written. A released Lease
+// is deleted, so usually there is none: it tries to create it before
+// reading it, one round trip instead of two.
+func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req LockRequest) (leaseState, *coordinationv1.Lease, error) {
+	lease, err := c.createLease(ctx, key, req)
+	if !errors.Is(err, errHeld) {
+		return leaseState{}, lease, err
 	}
-	if createFirst {
-		state, written, err := create()
-		if !errors.Is(err, errHeld) {
-			return state, written, err
-		}
-		// There is one: read it, below, to see whose and whether expired.
-	}
-	var lease coordinationv1.Lease
-	err := c.leaseClient().Get(ctx, key, &lease)
+	// There is one: read it, to see whose and whether expired.
+	var current coordinationv1.Lease
+	err = c.leaseClient().Get(ctx, key, &current)
 	if apierrors.IsNotFound(err) {
-		return create()
+		lease, err := c.createLease(ctx, key, req)
+		return leaseState{}, lease, err
 	}
 	if err != nil {
-		return leaseState{}, leaseVersion{}, fmt.Errorf("reading lease %s: %w", key, err)
+		return leaseState{}, nil, fmt.Errorf("reading lease %s: %w", key, err)
 	}
 	state := leaseState{}
-	if lease.Spec.HolderIdentity != nil {
-		state.holder = *lease.Spec.HolderIdentity
+	if current.Spec.HolderIdentity != nil {
+		state.holder = *current.Spec.HolderIdentity
 	}
-	if lease.Spec.AcquireTime != nil {
-		state.since = lease.Spec.AcquireTime.Time
+	if current.Spec.AcquireTime != nil {
+		state.since = current.Spec.AcquireTime.Time
 	}
-	if state.holder != "" && state.holder != holder && !expired(&lease) {
-		return state, leaseVersion{}, errHeld
+	if state.holder != "" && state.holder != req.Holder && !c.observed.expired(c.clk(), key, &current, req.TTL) {
+		return state, nil, errHeld
 	}
-	transitions := int32(0)
+	return state, &current, c.takeOver(ctx, key, req, &current)
+}
+
+// createLease creates the Lease held by req.Holder; errHeld if there is one.
+func (c *Cluster) createLease(ctx context.Context, key client.ObjectKey, req LockRequest) (*coordinationv1.Lease, error) {
+	now := metav1.NewMicroTime(c.clk().Now())
+	seconds := int32(req.TTL / time.Second)
+	holder := req.Holder
+	lease := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: req.Labels},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now,
+		},
+	}
+	if err := c.leaseClient().Create(ctx, lease); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil, errHeld
+		}
+		return nil, fmt.Errorf("creating lease %s: %w", key, err)
+	}
+	return lease, nil
+}
+
+// takeOver writes lease, an expired or free one, as held by req.Holder.
+// The update carries the resourceVersion we read: if another holder raced
+// us to it (or its holder renewed it after all), the API server refuses
+// and we keep waiting.
+func (c *Cluster) takeOver(ctx context.Context, key client.ObjectKey, req LockRequest, lease *coordinationv1.Lease) error {
+	now := metav1.NewMicroTime(c.clk().Now())
+	seconds := int32(req.TTL / time.Second)
+	holder := req.Holder
+	transitions := int32(1)
 	if lease.Spec.LeaseTransitions != nil {
-		transitions = *lease.Spec.LeaseTransitions
-	}
-	acquired := &now
-	if state.holder != holder {
-		transitions++
-	} else if lease.Spec.AcquireTime != nil {
-		// A renewal: the Lease was acquired when it was, which is what a
-		// waiting operation's error reports.
-		acquired = lease.Spec.AcquireTime
+		transitions = *lease.Spec.LeaseTransitions + 1
 	}
 	lease.Spec = coordinationv1.LeaseSpec{
-		HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: acquired, RenewTime: &now, LeaseTransitions: &transitions,
+		HolderIdentity: &holder, LeaseDurationSeconds: &seconds, AcquireTime: &now, RenewTime: &now, LeaseTransitions: &transitions,
 	}
 	if len(req.Labels) > 0 {
 		if lease.Labels == nil {
@@ -195,69 +210,18 @@ func (c *Cluster) tryAcquire(ctx context.Context, key client.ObjectKey, req Lock
 		}
 		maps.Copy(lease.Labels, req.Labels)
 	}
-	// The update carries the resourceVersion we read: if another holder
-	// raced us to it, the API server refuses and we keep waiting.
-	if err := c.leaseClient().Update(ctx, &lease); err != nil {
+	if err := c.leaseClient().Update(ctx, lease); err != nil {
 		if apierrors.IsConflict(err) {
-			return state, leaseVersion{}, errHeld
+			return errHeld
 		}
-		return state, leaseVersion{}, fmt.Errorf("taking over lease %s: %w", key, err)
+		return fmt.Errorf("taking over lease %s: %w", key, err)
 	}
-	return state, versionOf(&lease), nil
+	return nil
 }
 
 // versionOf is the version of a Lease the API server has just written.
 func versionOf(l *coordinationv1.Lease) leaseVersion {
 	return leaseVersion{uid: l.UID, resourceVersion: l.ResourceVersion}
-}
-
-func expired(l *coordinationv1.Lease) bool {
-	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
-		return true
-	}
-	return time.Since(l.Spec.RenewTime.Time) > time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
-}
-
-func (c *Cluster) startRenewing(key client.ObjectKey, req LockRequest, written leaseVersion, log *slog.Logger) *Lock {
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &Lock{c: c, key: key, req: req, stop: cancel, done: make(chan struct{}), lost: make(chan struct{}), log: log, written: written}
-	go l.renew(ctx)
-	return l
-}
-
-func (l *Lock) renew(ctx context.Context) {
-	defer close(l.done)
-	ticker := time.NewTicker(l.req.TTL / 3)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		// The renewal runs to its answer even when Release stops the loop
-		// meanwhile: a request cancelled after it was sent may still be
-		// applied, and Release must read the Lease after it. Past the TTL
-		// a renewal is pointless.
-		reqCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.req.TTL)
-		_, written, err := l.c.tryAcquire(reqCtx, l.key, l.req, false)
-		cancel()
-		// A failed renewal says no version (tryAcquire's zero value):
-		// whether its write was applied is unknown, so Release reads the
-		// Lease rather than trust an older version.
-		l.written = written
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			if errors.Is(err, errHeld) {
-				l.log.Warn("lost the cluster lease to another sidecar", "lease", l.key.String(), "holder", l.req.Holder)
-				close(l.lost)
-				return
-			}
-			l.log.Warn("renewing the cluster lease", "lease", l.key.String(), "err", err)
-		}
-	}
 }
 
 // Holder is the identity the Lease is held under.
@@ -301,7 +265,10 @@ func (l *Lock) Release(ctx context.Context) error {
 			}
 			return fmt.Errorf("releasing lease %s: %w", l.key, err)
 		}
-		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != l.req.Holder {
+		if holder := holderOf(&lease); holder != l.req.Holder {
+			// Not ours to delete: someone took it over, so the operation
+			// under it was not alone at the end (Err says so).
+			l.lose(l.takenOver(holder))
 			return nil
 		}
 		err = l.c.leaseClient().Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})

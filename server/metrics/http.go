@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Handler serves /metrics and /healthz. /healthz answers 200 once ready
@@ -50,13 +52,15 @@ func Serve(ctx context.Context, address string, h http.Handler, log *slog.Logger
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	done := make(chan error, 1)
 	go func() {
-		err := srv.Serve(lis)
+		// net/http recovers its handlers' panics itself; this is for its loop.
+		err := panics.Run(ctx, log, "metrics/serve", func() error { return srv.Serve(lis) })
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}
 		done <- err
 	}()
 	go func() {
+		defer panics.Recover(ctx, log, "metrics/shutdown", nil)
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Namespace prefixes every series this package defines.
@@ -55,7 +57,7 @@ func New() *Metrics {
 		credentials: newCredentialExpiry(),
 		caches:      newCacheCollector(),
 	}
-	m.reg.MustRegister(m.rpcDuration, m.rpcErrors, m.helmDuration, m.transitions, m.argoCD, m.credentials, m.caches,
+	m.reg.MustRegister(m.rpcDuration, m.rpcErrors, m.helmDuration, m.transitions, m.argoCD, m.credentials, m.caches, panics.Total,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Facts resolves what the values need from OpenStack, as the caller: the
@@ -39,7 +41,7 @@ func (a *Adapter) Facts(ctx context.Context, caller Caller, objs Objects) (Facts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := f(); err != nil {
+			if err := panics.Run(ctx, nil, "openstack/facts", f); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()

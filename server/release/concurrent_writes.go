@@ -1,12 +1,15 @@
 package release
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
 	"k8s.io/cli-runtime/pkg/resource"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Helm 3 writes a release's objects one round trip after another: an
@@ -25,6 +28,11 @@ import (
 // openstack-cluster chart renders about 35 objects; a larger chart waits
 // its turn instead of opening hundreds of streams at once.
 const maxConcurrentWrites = 32
+
+// kubeClientWhere counts the panics in concurrentWrites' methods: Helm
+// calls them from goroutines of its own, which a panic would take down
+// with the process; recovered, Helm's action fails with the error.
+const kubeClientWhere = "release/kubeClient"
 
 // concurrentWrites is Helm's kube client whose Create and Update write the
 // objects concurrently.
@@ -45,8 +53,9 @@ func (concurrentWrites) IsReachable() error { return nil }
 
 // Build builds the objects as Helm does and, the first time for an
 // install, sends their reads ahead.
-func (c concurrentWrites) Build(reader io.Reader, validate bool) (helmkube.ResourceList, error) {
-	list, err := c.Client.Build(reader, validate)
+func (c concurrentWrites) Build(reader io.Reader, validate bool) (list helmkube.ResourceList, err error) {
+	defer panics.Recover(context.Background(), nil, kubeClientWhere, &err)
+	list, err = c.Client.Build(reader, validate)
 	if err == nil && c.readAhead != nil {
 		c.readAhead.Do(func() { readObjectsAhead(list) })
 	}
@@ -88,7 +97,8 @@ func waves(resources helmkube.ResourceList) []helmkube.ResourceList {
 
 // Create creates every object, the first wave before the rest, each with
 // Helm's own create (conflict retries, field manager, refresh).
-func (c concurrentWrites) Create(resources helmkube.ResourceList) (*helmkube.Result, error) {
+func (c concurrentWrites) Create(resources helmkube.ResourceList) (_ *helmkube.Result, err error) {
+	defer panics.Recover(context.Background(), nil, kubeClientWhere, &err)
 	if len(resources) == 0 {
 		return c.Client.Create(resources) // Helm's own answer to nothing to do
 	}
@@ -111,8 +121,9 @@ func (c concurrentWrites) Create(resources helmkube.ResourceList) (*helmkube.Res
 // brought up to date, deletes the originals the target no longer has (a
 // "keep" resource policy still keeps them). The result lists every object
 // created, updated and deleted, whatever failed, for Helm's cleanup.
-func (c concurrentWrites) Update(original, target helmkube.ResourceList, force bool) (*helmkube.Result, error) {
-	res := &helmkube.Result{}
+func (c concurrentWrites) Update(original, target helmkube.ResourceList, force bool) (res *helmkube.Result, err error) {
+	defer panics.Recover(context.Background(), nil, kubeClientWhere, &err)
+	res = &helmkube.Result{}
 	for _, wave := range waves(target) {
 		done, err := eachObject(wave, func(info *resource.Info) (*helmkube.Result, error) {
 			o := original.Get(info)
@@ -150,7 +161,10 @@ func eachObject(list helmkube.ResourceList, write func(*resource.Info) (*helmkub
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			results[i], errs[i] = write(info)
+			errs[i] = panics.Run(context.Background(), nil, "release/write", func() (err error) {
+				results[i], err = write(info)
+				return err
+			})
 		}()
 	}
 	wg.Wait()

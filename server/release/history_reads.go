@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // One action reads a release's history several times before it writes:
@@ -172,7 +174,11 @@ func (h *historyReads) Update(ctx context.Context, s *corev1.Secret, opts metav1
 		go func() {
 			defer h.ahead.Done()
 			defer h.wrote()
-			if _, err := h.SecretInterface.Update(ctx, s, opts); err != nil {
+			err := panics.Run(ctx, nil, "release/supersede", func() error {
+				_, err := h.SecretInterface.Update(ctx, s, opts)
+				return err
+			})
+			if err != nil {
 				h.mu.Lock()
 				h.aheadErr = errors.Join(h.aheadErr, fmt.Errorf("marking revision %s of release %s superseded: %w", s.Labels["version"], s.Labels["name"], err))
 				h.mu.Unlock()

@@ -10,6 +10,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/registry"
 	"oras.land/oras-go/v2/errdef"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // ociRepo is a chart in an OCI registry: oci://host/path plus the chart
@@ -62,7 +64,11 @@ func (r *ociRepo) fetch(ctx context.Context, version string) ([]byte, string, er
 	// the caller is not kept waiting past its own deadline.
 	done := make(chan pulled, 1)
 	go func() {
-		res, err := r.client.Pull(ref, registry.PullOptWithChart(true))
+		var res *registry.PullResult
+		err := panics.Run(ctx, nil, "release/ociPull", func() (err error) {
+			res, err = r.client.Pull(ref, registry.PullOptWithChart(true))
+			return err
+		})
 		done <- pulled{res, err}
 	}()
 	var p pulled

@@ -10,6 +10,8 @@ import (
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
 	"k8s.io/client-go/rest"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Before it writes anything, Helm's install reads every object of the
@@ -104,7 +106,9 @@ func readObjectsAhead(list helmkube.ResourceList) {
 		go func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			read()
+			// A read ahead that panics leaves its answer out: Helm's own
+			// GET of the object then goes to the API server.
+			_ = panics.Run(context.Background(), nil, "release/readAhead", func() error { read(); return nil })
 		}()
 	}
 }

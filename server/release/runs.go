@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Helm's install and upgrade cannot be cancelled. Given a context that
@@ -86,7 +88,11 @@ func toTheEnd[T any](ctx context.Context, m *Manager, what string, action func(c
 	}
 	out := make(chan result, 1)
 	go func() {
-		v, err := action(context.WithoutCancel(ctx))
+		var v T
+		err := panics.Run(ctx, m.log, "release/"+what, func() (err error) {
+			v, err = action(context.WithoutCancel(ctx))
+			return err
+		})
 		out <- result{v, err}
 	}()
 	select {
@@ -95,6 +101,7 @@ func toTheEnd[T any](ctx context.Context, m *Manager, what string, action func(c
 	case <-ctx.Done():
 		m.log.WarnContext(ctx, "the caller gave up while Helm was writing; it runs to its end and the cluster's lease is kept until then", "action", what)
 		go func() {
+			defer panics.Recover(ctx, m.log, "release/"+what+"Outcome", nil)
 			r := <-out
 			m.log.InfoContext(ctx, "the Helm action its caller gave up on has finished", "action", what, "err", r.err)
 		}()

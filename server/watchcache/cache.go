@@ -20,6 +20,8 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/server/kube"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Index names for the watch cache.
@@ -187,11 +189,20 @@ func (ch *Cache) index() error {
 // wait for the first sync (see Objects).
 func (ch *Cache) Start(ctx context.Context) {
 	go func() {
-		if err := ch.cache.Start(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		err := panics.Run(ctx, ch.log, "watchcache/run", func() error { return ch.cache.Start(ctx) })
+		if err != nil && !errors.Is(err, context.Canceled) {
+			ch.setProblem("the watch cache stopped")
 			ch.log.Error("watch cache stopped", "management_cluster", ch.name, "err", err)
 		}
 	}()
-	go ch.startInformers(ctx, ch.log)
+	go func() {
+		// A panic here leaves the cache unsynced: status answers for this
+		// management cluster say so (Unavailable), the others are unaffected.
+		err := panics.Run(ctx, ch.log, "watchcache/start", func() error { ch.startInformers(ctx, ch.log); return nil })
+		if err != nil {
+			ch.setProblem("starting the watch cache failed unexpectedly")
+		}
+	}()
 }
 
 // startInformers asks for every informer so all of them start now, not at
@@ -219,10 +230,14 @@ func (ch *Cache) startInformers(ctx context.Context, log *slog.Logger) {
 // handler follows one kind's watch: how far it got, and addons' deletion.
 func (ch *Cache) handler(gvk schema.GroupVersionKind) toolscache.ResourceEventHandler {
 	gk := gvk.GroupKind()
+	// The handlers run in client-go's goroutines, which crash the process
+	// on a panic: a bug here skips the event's bookkeeping instead.
+	ctx, log, where := context.Background(), ch.log, "watchcache/handler"
 	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { ch.seen.observe(gk, obj) },
-		UpdateFunc: func(_, obj any) { ch.seen.observe(gk, obj) },
+		AddFunc:    func(obj any) { defer panics.Recover(ctx, log, where, nil); ch.seen.observe(gk, obj) },
+		UpdateFunc: func(_, obj any) { defer panics.Recover(ctx, log, where, nil); ch.seen.observe(gk, obj) },
 		DeleteFunc: func(obj any) {
+			defer panics.Recover(ctx, log, where, nil)
 			ch.seen.observe(gk, obj)
 			if isAddon(gvk) {
 				ch.failed.forget(obj)
