@@ -25,6 +25,10 @@ import (
 // without argocd.kubeconfig has it); footprintOf records them.
 const argoCDNamespace = "argocd"
 
+// argoCDProject is the AppProject the e2e sidecars scope their clusters to
+// (argocd.project is required with the hand-off).
+const argoCDProject = "magnum"
+
 // argoClusterConfig is the config JSON of an Argo CD cluster Secret, as
 // Argo CD documents it (operator-manual/declarative-setup, "Clusters");
 // test/argocd decodes the same format with Argo CD's own code.
@@ -52,7 +56,7 @@ func TestGitOpsHandOff(t *testing.T) {
 	// whose identity holds nothing but deploy/rbac/argocd's Role there.
 	kubeconfig, _ := argoIdentity(t, argoCDNamespace, "magnum-capi-argocd", []string{"create", "patch", "delete"})
 	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, Configure: func(c *config.Config) {
-		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace, Kubeconfig: kubeconfig}
+		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace, Kubeconfig: kubeconfig, Project: argoCDProject}
 	}})
 	on := newCluster(t, "gitops", "v1.33.2", 1)
 	off := newCluster(t, "gitops-off", "v1.33.2", 1)
