@@ -146,14 +146,14 @@ func checkArgoSecret(t *testing.T, c *cluster, s *corev1.Secret) argoClusterConf
 		t.Errorf("the Argo CD credential: %v", err)
 	}
 	want := map[string]string{
-		"argocd.argoproj.io/secret-type":                 "cluster",
-		"magnum.openstack.org/project-id":                stack.Info.Project.ID,
-		"magnum.openstack.org/cluster-uuid":              c.spec.Cluster.Uuid,
-		"magnum.openstack.org/cluster-name":              c.spec.Cluster.Name,
-		"magnum.openstack.org/stack-id":                  stackID,
-		"magnum.openstack.org/cluster-template":          c.spec.ClusterTemplate.Name,
-		"magnum.openstack.org/cluster-template-uuid":     c.spec.ClusterTemplate.Uuid,
-		"node-group.magnum.openstack.org/default-worker": "worker",
+		"argocd.argoproj.io/secret-type":                  "cluster",
+		"magnum.openstack.org/project-id":                 stack.Info.Project.ID,
+		"magnum.openstack.org/cluster-uuid":               c.spec.Cluster.Uuid,
+		"magnum.openstack.org/stack-id":                   stackID,
+		"magnum.openstack.org/cluster-template-uuid":      c.spec.ClusterTemplate.Uuid,
+		"tenant.magnum-capi.io/cluster-name":              c.spec.Cluster.Name,
+		"tenant.magnum-capi.io/cluster-template":          c.spec.ClusterTemplate.Name,
+		"node-group.tenant.magnum-capi.io/default-worker": "worker",
 	}
 	for k, v := range want {
 		if s.Labels[k] != v {
