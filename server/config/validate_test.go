@@ -63,7 +63,9 @@ func TestValidate(t *testing.T) {
 			`argocd.kubeconfig="/nonexistent/argocd": cannot be read: no such file or directory`,
 			`argocd.project="Team A": expected the name of an Argo CD AppProject`,
 		}},
-		{"argocd context without kubeconfig", func(c *Config) { c.ArgoCD = ArgoCD{Enabled: true, Namespace: "argocd", Context: "argo", Project: "magnum"} }, []string{`argocd.context="argo": a context is read from argocd.kubeconfig`}},
+		{"argocd context without kubeconfig", func(c *Config) {
+			c.ArgoCD = ArgoCD{Enabled: true, Namespace: "argocd", Context: "argo", Project: "magnum"}
+		}, []string{`argocd.context="argo": a context is read from argocd.kubeconfig`}},
 		{"argocd without a project", func(c *Config) { c.ArgoCD = ArgoCD{Enabled: true, Namespace: "argocd"} }, []string{
 			`argocd.project="": required when argocd.enabled is true: the name of the Argo CD AppProject the clusters are scoped to`,
 		}},

@@ -37,7 +37,7 @@ func TestEnsureNamespacePodSecurity(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		ns                  string
+		ns                   string
 		enforce, warn, audit string
 	}{
 		{fresh, "baseline", "restricted", "restricted"},

