@@ -149,7 +149,8 @@ func leastPrivilegeUpgrade(t *testing.T, sc *harness.Sidecar, c *cluster) {
 // restricted; the test bed's PodSecurity admission admits the chart's
 // cluster-autoscaler pod (its Deployment's template, as the chart rendered
 // it, the one workload the chart runs in a project namespace) and refuses
-// a privileged pod there (server-side dry runs).
+// a privileged pod there (server-side dry runs); Pod Security restricted
+// would refuse the autoscaler pod.
 func leastPrivilegePodSecurity(t *testing.T, c *cluster) {
 	ctx, ns := context.Background(), projectNamespace()
 	var got corev1.Namespace
@@ -168,6 +169,17 @@ func leastPrivilegePodSecurity(t *testing.T, c *cluster) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "autoscaler-"}, Spec: autoscaler.Spec.Template.Spec}
 	if err := stack.Env.Client.Create(ctx, pod, client.DryRunAll); err != nil {
 		t.Errorf("the chart's autoscaler pod in %s: %v; want admitted", ns, err)
+	}
+	// "restricted" would refuse it: baseline is the strictest level the
+	// chart's workload passes.
+	strict := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "restricted-", Labels: map[string]string{kube.PodSecurityEnforceLabel: "restricted"}}}
+	if err := stack.Env.Client.Create(ctx, strict); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stack.Env.Client.Delete(ctx, strict) }()
+	pod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: strict.Name, GenerateName: "autoscaler-"}, Spec: autoscaler.Spec.Template.Spec}
+	if err := stack.Env.Client.Create(ctx, pod, client.DryRunAll); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "seccompProfile") {
+		t.Errorf("the chart's autoscaler pod under Pod Security restricted: %v; want refused for its seccomp profile (else enforce restricted)", err)
 	}
 	privileged := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "privileged-"}, Spec: corev1.PodSpec{
 		HostPID:    true,
