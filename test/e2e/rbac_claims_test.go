@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -32,6 +33,7 @@ func rbacAloneClaims() []rbacClaim {
 		{"it may patch any namespace (labels)", authorizationv1.ResourceAttributes{Verb: "patch", Resource: "namespaces", Name: "default"}, true},
 		{"it may not update, delete or list namespaces", authorizationv1.ResourceAttributes{Verb: "delete", Resource: "namespaces", Name: "default"}, false},
 		{"it may not update namespaces", authorizationv1.ResourceAttributes{Verb: "update", Resource: "namespaces", Name: "default"}, false},
+		{"it may not list namespaces", authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}, false},
 		{"it may create RoleBindings in any namespace", authorizationv1.ResourceAttributes{Namespace: "kube-system", Verb: "create", Group: rbacGroup, Resource: "rolebindings"}, true},
 		{"it may bind the ClusterRole magnum-capi-namespace", authorizationv1.ResourceAttributes{Verb: "bind", Group: rbacGroup, Resource: "clusterroles", Name: "magnum-capi-namespace"}, true},
 		{"it may bind no other ClusterRole", authorizationv1.ResourceAttributes{Verb: "bind", Group: rbacGroup, Resource: "clusterroles", Name: "cluster-admin"}, false},
@@ -44,7 +46,9 @@ func rbacAloneClaims() []rbacClaim {
 		{"it may not write Secrets outside a project namespace", authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Resource: "secrets"}, false},
 		{"it may not create Pods", authorizationv1.ResourceAttributes{Namespace: "kube-system", Verb: "create", Resource: "pods"}, false},
 		{"it may not create Deployments outside a project namespace", authorizationv1.ResourceAttributes{Namespace: "default", Verb: "create", Group: "apps", Resource: "deployments"}, false},
-		{"it may not read Pods, Nodes or ConfigMaps", authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "configmaps"}, false},
+		{"it reads no ConfigMaps", authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "configmaps"}, false},
+		{"it reads no Pods", authorizationv1.ResourceAttributes{Verb: "list", Resource: "pods"}, false},
+		{"it reads no Nodes", authorizationv1.ResourceAttributes{Verb: "list", Resource: "nodes"}, false},
 	}
 }
 
@@ -58,6 +62,9 @@ type attempt struct {
 	asAdmin bool
 	write   func(ctx context.Context, c client.Client, project string) error
 	allowed bool
+	// refusal, when set, is in the refusal's text: the policy, not RBAC,
+	// refused it.
+	refusal string
 }
 
 // withPolicyAttempts are README.md's "With the admission policies"
@@ -92,22 +99,26 @@ func withPolicyAttempts() []attempt {
 		}
 	}
 	projectName := "magnum-" + rand.String(10)
+	basicUser := func(ns func(string) string) func(context.Context, client.Client, string) error {
+		return func(ctx context.Context, c client.Client, project string) error {
+			return c.Create(ctx, binding(ns(project), "system:basic-user", "magnum-capi"), dry)
+		}
+	}
+	const onlyProjects, onlyItself, podSecurity = "only in project namespaces", "and nothing else", "enforces Pod Security"
 	return []attempt{
-		{"it binds magnum-capi-namespace to itself in a project namespace", false, bind(own, "magnum-capi"), true},
-		{"it binds magnum-capi-namespace in no other namespace", false, bind(in("kube-system"), "magnum-capi"), false},
-		{"nobody binds magnum-capi-namespace outside a project namespace", true, bind(in("kube-system"), "magnum-capi"), false},
-		{"it binds magnum-capi-namespace to nobody else", false, bind(own, "someone-else"), false},
-		{"it creates no RoleBinding outside a project namespace", false, func(ctx context.Context, c client.Client, _ string) error {
-			rb := binding("default", "magnum-capi-namespace", "magnum-capi")
-			rb.RoleRef = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:basic-user"}
-			return c.Create(ctx, rb, dry)
-		}, false},
-		{"it creates a project namespace enforcing baseline", false, namespace(projectName, "baseline"), true},
-		{"it creates no project namespace without Pod Security", false, namespace(projectName, ""), false},
-		{"it creates no namespace of another name", false, namespace("not-a-project-"+rand.String(4), "restricted"), false},
-		{"it labels a project namespace restricted", false, relabel(own, "restricted"), true},
-		{"it relabels no project namespace privileged", false, relabel(own, "privileged"), false},
-		{"it relabels no other namespace", false, relabel(in("default"), "restricted"), false},
+		{"it binds magnum-capi-namespace to itself in a project namespace", false, bind(own, "magnum-capi"), true, ""},
+		{"it binds magnum-capi-namespace in no other namespace", false, bind(in("kube-system"), "magnum-capi"), false, onlyProjects},
+		{"nobody binds magnum-capi-namespace outside a project namespace", true, bind(in("kube-system"), "magnum-capi"), false, onlyProjects},
+		{"it binds magnum-capi-namespace to nobody else", false, bind(own, "someone-else"), false, onlyItself},
+		// RBAC lets it bind system:basic-user: it holds those rights.
+		{"it creates no RoleBinding outside a project namespace", false, basicUser(in("default")), false, onlyProjects},
+		{"it binds no other ClusterRole in a project namespace", false, basicUser(own), false, onlyItself},
+		{"it creates a project namespace enforcing baseline", false, namespace(projectName, "baseline"), true, ""},
+		{"it creates no project namespace without Pod Security", false, namespace(projectName, ""), false, podSecurity},
+		{"it creates no namespace of another name", false, namespace("not-a-project-"+rand.String(4), "restricted"), false, onlyProjects},
+		{"it labels a project namespace restricted", false, relabel(own, "restricted"), true, ""},
+		{"it relabels no project namespace privileged", false, relabel(own, "privileged"), false, podSecurity},
+		{"it relabels no other namespace", false, relabel(in("default"), "restricted"), false, onlyProjects},
 	}
 }
 
@@ -162,8 +173,8 @@ func checkAttempts(t *testing.T, userCfg *rest.Config, attempts []attempt) {
 			t.Errorf("%s: refused: %v", a.claim, err)
 		case !a.allowed && err == nil:
 			t.Errorf("%s: allowed", a.claim)
-		case !a.allowed && !apierrors.IsForbidden(err):
-			t.Errorf("%s: %v, want forbidden", a.claim, err)
+		case !a.allowed && (!apierrors.IsForbidden(err) || !strings.Contains(err.Error(), a.refusal)):
+			t.Errorf("%s: %v, want forbidden: %q", a.claim, err, a.refusal)
 		}
 	}
 }
