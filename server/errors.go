@@ -171,6 +171,10 @@ func forbiddenMessage(err error) string {
 	msg := err.Error()
 	if strings.Contains(msg, "attempting to grant RBAC permissions not currently held") {
 		why = "it may not grant permissions it does not hold itself"
+	} else if strings.Contains(msg, "ValidatingAdmissionPolicy") {
+		// deploy/rbac's policies: the policy's own message names
+		// namespaces, which stay in the log.
+		why = "an admission policy does not allow it"
 	} else if verb := forbiddenVerb.FindStringSubmatch(msg); verb != nil {
 		why = "it may not " + verb[1] + " them"
 	}

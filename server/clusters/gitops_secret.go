@@ -30,16 +30,24 @@ const (
 // generators (selector.matchLabels, {{metadata.labels...}}). Label values
 // are at most 63 characters of [A-Za-z0-9-_.]: names are cut to fit
 // (labelSafe) and kept whole in the annotations of the same key.
+//
+// Facts Magnum assigns (project, cluster UUID, stack_id, template UUID)
+// keep the driver's magnum.openstack.org/ keys. Names a tenant chooses
+// (its cluster's, its node groups', a template's: a tenant may make a
+// private template named like a public one) go under tenant.magnum-capi.io/
+// keys only, so a site selecting on what it trusts never matches a name a
+// tenant picked to match.
 const (
 	gitopsPrefix            = "magnum.openstack.org/"
-	gitopsClusterNameLabel  = gitopsPrefix + "cluster-name"
+	gitopsTenantPrefix      = "tenant.magnum-capi.io/"
 	gitopsStackIDLabel      = gitopsPrefix + "stack-id"
-	gitopsTemplateLabel     = gitopsPrefix + "cluster-template"
 	gitopsTemplateUUIDLabel = gitopsPrefix + "cluster-template-uuid"
+	gitopsClusterNameLabel  = gitopsTenantPrefix + "cluster-name"
+	gitopsTemplateLabel     = gitopsTenantPrefix + "cluster-template"
 	// gitopsNodeGroupsAnnotation lists every node group, comma-separated
 	// (a label value cannot hold a list).
-	gitopsNodeGroupsAnnotation = gitopsPrefix + "node-groups"
-	gitopsNodeGroupKeyPrefix   = "node-group.magnum.openstack.org/"
+	gitopsNodeGroupsAnnotation = gitopsTenantPrefix + "node-groups"
+	gitopsNodeGroupKeyPrefix   = "node-group." + gitopsTenantPrefix
 	gitopsManagedByLabel       = "app.kubernetes.io/managed-by"
 	gitopsManagedByValue       = "magnum-capi"
 	// gitopsDigestAnnotation fingerprints what the Secret was made from,

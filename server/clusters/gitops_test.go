@@ -59,23 +59,26 @@ func TestArgoCDSecret(t *testing.T) {
 	}{
 		{"plain names", gitopsSpec("prod", "default-master", "default-worker", "gpu"), "",
 			map[string]string{
-				"argocd.argoproj.io/secret-type":                 "cluster",
-				"app.kubernetes.io/managed-by":                   "magnum-capi",
-				"magnum.openstack.org/project-id":                "0c4e939acacf4376bdcd1129f1a054ad",
-				"magnum.openstack.org/cluster-uuid":              "5d12f6fd-a196-4bf0-ae4c-1f639a523a52",
-				"magnum.openstack.org/cluster-name":              "prod",
-				"magnum.openstack.org/stack-id":                  "prod-abcdefghijkl",
-				"magnum.openstack.org/cluster-template":          "k8s-1.33",
-				"magnum.openstack.org/cluster-template-uuid":     "e2a6b11a-37d1-4ee4-9c32-a8e11d3b3f7a",
-				"node-group.magnum.openstack.org/gpu":            "worker",
-				"node-group.magnum.openstack.org/default-master": "master",
+				"argocd.argoproj.io/secret-type":                  "cluster",
+				"app.kubernetes.io/managed-by":                    "magnum-capi",
+				"magnum.openstack.org/project-id":                 "0c4e939acacf4376bdcd1129f1a054ad",
+				"magnum.openstack.org/cluster-uuid":               "5d12f6fd-a196-4bf0-ae4c-1f639a523a52",
+				"magnum.openstack.org/stack-id":                   "prod-abcdefghijkl",
+				"magnum.openstack.org/cluster-template-uuid":      "e2a6b11a-37d1-4ee4-9c32-a8e11d3b3f7a",
+				"tenant.magnum-capi.io/cluster-name":              "prod",
+				"tenant.magnum-capi.io/cluster-template":          "k8s-1.33",
+				"node-group.tenant.magnum-capi.io/gpu":            "worker",
+				"node-group.tenant.magnum-capi.io/default-master": "master",
 			},
-			map[string]string{"magnum.openstack.org/node-groups": "default-master,default-worker,gpu"},
-			[]string{"magnum.openstack.org/user-id"}},
+			map[string]string{"tenant.magnum-capi.io/node-groups": "default-master,default-worker,gpu"},
+			// Names tenants choose never land under a key a site may
+			// already select on for facts Magnum assigns.
+			[]string{"magnum.openstack.org/user-id", "magnum.openstack.org/cluster-name", "magnum.openstack.org/cluster-template",
+				"node-group.magnum.openstack.org/gpu", "node-group.magnum.openstack.org/default-master"}},
 		{"long and odd names are cut and kept whole in annotations", gitopsSpec(long, "default-master", "ng with space"), "team-a",
-			map[string]string{"magnum.openstack.org/cluster-name": strings.Repeat("a", 63)},
-			map[string]string{"magnum.openstack.org/cluster-name": long, "magnum.openstack.org/node-groups": "default-master,ng with space"},
-			[]string{"node-group.magnum.openstack.org/ng_with_space", "node-group.magnum.openstack.org/ng with space"}},
+			map[string]string{"tenant.magnum-capi.io/cluster-name": strings.Repeat("a", 63)},
+			map[string]string{"tenant.magnum-capi.io/cluster-name": long, "tenant.magnum-capi.io/node-groups": "default-master,ng with space"},
+			[]string{"node-group.tenant.magnum-capi.io/ng_with_space", "node-group.tenant.magnum-capi.io/ng with space"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

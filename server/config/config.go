@@ -54,8 +54,9 @@ type ArgoCD struct {
 	// management cluster the Magnum cluster lives on.
 	Kubeconfig string `mapstructure:"kubeconfig"`
 	Context    string `mapstructure:"context"`
-	// Project, when set, is the Argo CD project the clusters belong to (the
-	// Secret's project field); empty: none (every project may deploy).
+	// Project is the Argo CD project the clusters belong to (the Secret's
+	// project field): only that AppProject's Applications may deploy to
+	// them. Required when the hand-off is enabled.
 	Project string `mapstructure:"project"`
 }
 

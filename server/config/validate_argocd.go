@@ -28,7 +28,11 @@ func (a ArgoCD) validate(bad func(option, value, problem string)) {
 	} else if a.Context != "" {
 		bad("argocd.context", a.Context, "a context is read from argocd.kubeconfig: set it too (empty kubeconfig: the management cluster)")
 	}
-	if a.Project != "" && (len(a.Project) > 253 || !dnsSubdomain.MatchString(a.Project)) {
+	// Without a project a registered cluster may be deployed to by every
+	// Argo CD project, whoever defines it.
+	if a.Project == "" {
+		bad("argocd.project", a.Project, "required when argocd.enabled is true: the name of the Argo CD AppProject the clusters are scoped to")
+	} else if len(a.Project) > 253 || !dnsSubdomain.MatchString(a.Project) {
 		bad("argocd.project", a.Project, "expected the name of an Argo CD AppProject (lower-case letters, digits, '-' and '.')")
 	}
 }

@@ -63,7 +63,12 @@ func TestValidate(t *testing.T) {
 			`argocd.kubeconfig="/nonexistent/argocd": cannot be read: no such file or directory`,
 			`argocd.project="Team A": expected the name of an Argo CD AppProject`,
 		}},
-		{"argocd context without kubeconfig", func(c *Config) { c.ArgoCD = ArgoCD{Enabled: true, Namespace: "argocd", Context: "argo"} }, []string{`argocd.context="argo": a context is read from argocd.kubeconfig`}},
+		{"argocd context without kubeconfig", func(c *Config) {
+			c.ArgoCD = ArgoCD{Enabled: true, Namespace: "argocd", Context: "argo", Project: "magnum"}
+		}, []string{`argocd.context="argo": a context is read from argocd.kubeconfig`}},
+		{"argocd without a project", func(c *Config) { c.ArgoCD = ArgoCD{Enabled: true, Namespace: "argocd"} }, []string{
+			`argocd.project="": required when argocd.enabled is true: the name of the Argo CD AppProject the clusters are scoped to`,
+		}},
 		{"unknown default management cluster", func(c *Config) { c.DefaultManagementCluster = "west" }, []string{`defaultManagementCluster="west": is not the name of a configured management cluster`}},
 		{"chart source", func(c *Config) { c.Chart.Repository, c.Chart.Name, c.Chart.CacheDir = "", "", "" }, []string{
 			`chart.name="": required for a repository or registry source`, `chart.repository="": an https:// repository`, `chart.cacheDir="": a writable directory is required`,

@@ -19,9 +19,11 @@ import (
 // clusters we adopt stay owned by the same manager.
 const FieldManager = "magnum"
 
-// EnsureNamespace creates the namespace if it is missing, and grants the
-// sidecar its rights there (BindNamespace). An existing namespace is left
-// untouched (other clusters of the project live there). A namespace this
+// EnsureNamespace creates the namespace if it is missing, with labels and
+// the Pod Security labels, and grants the sidecar its rights there
+// (BindNamespace). An existing namespace only gets the Pod Security labels
+// if it does not enforce baseline or stricter (other clusters of the
+// project live there). A namespace this
 // process already made or found costs no request: the driver never
 // deletes one, and an operation that finds it gone anyway (its Lease
 // cannot be made: NamespaceMissing) forgets it and ensures it again.
@@ -48,12 +50,12 @@ func (c *Cluster) ensureNamespace(ctx context.Context, name string, labels map[s
 	var ns corev1.Namespace
 	err := c.Client.Get(ctx, client.ObjectKey{Name: name}, &ns)
 	if err == nil {
-		return nil
+		return c.securePodSecurity(ctx, &ns)
 	}
 	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("reading namespace %s: %w", name, err)
 	}
-	ns = corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	ns = corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: withPodSecurity(labels)}}
 	if err := c.Client.Create(ctx, &ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", name, err)
 	}

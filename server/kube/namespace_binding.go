@@ -12,13 +12,14 @@ import (
 )
 
 // Namespace rights. deploy/rbac grants the sidecar no write right outside
-// the project namespaces: its cluster-wide ClusterRole may create
-// namespaces and RoleBindings, and may bind exactly one ClusterRole
-// (Cluster.NamespaceRole, "magnum-capi-namespace": Secrets, Leases, the
-// chart's kinds). EnsureNamespace binds that ClusterRole to the sidecar's own
-// identity in each project namespace it uses; an admission policy refuses
-// the identity any write in a namespace not named like a project's, so the
-// RoleBinding right cannot be turned on kube-system.
+// the project namespaces but these: its cluster-wide ClusterRole may create
+// and label namespaces and create RoleBindings, and may bind exactly one
+// ClusterRole (Cluster.NamespaceRole, "magnum-capi-namespace": Secrets,
+// Leases, the chart's kinds). EnsureNamespace binds that ClusterRole to the
+// sidecar's own identity in each project namespace it uses; deploy/rbac's
+// admission policies refuse a binding of it outside a namespace named like
+// a project's, whoever writes it, so the RoleBinding right cannot be turned
+// on kube-system.
 
 // namespaceBindings remembers the namespaces this process made or found
 // and those whose RoleBinding it made or found, so an operation costs no

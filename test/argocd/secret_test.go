@@ -43,11 +43,12 @@ func TestArgoCDReadsTheSecret(t *testing.T) {
 		{"bearerToken", c.Config.BearerToken, ""},
 		// What an ApplicationSet cluster generator selects on and
 		// templates with (metadata.labels, metadata.annotations).
-		{"label cluster-name", c.Labels["magnum.openstack.org/cluster-name"], "prod"},
 		{"label project-id", c.Labels["magnum.openstack.org/project-id"], "0c4e939acacf4376bdcd1129f1a054ad"},
-		{"label cluster-template", c.Labels["magnum.openstack.org/cluster-template"], "k8s-1.33"},
-		{"label node group gpu", c.Labels["node-group.magnum.openstack.org/gpu"], "worker"},
-		{"annotation node-groups", c.Annotations["magnum.openstack.org/node-groups"], "default-master,default-worker,gpu"},
+		{"label cluster-template-uuid", c.Labels["magnum.openstack.org/cluster-template-uuid"], "e2a6b11a-37d1-4ee4-9c32-a8e11d3b3f7a"},
+		{"label tenant's cluster-name", c.Labels["tenant.magnum-capi.io/cluster-name"], "prod"},
+		{"label tenant's cluster-template", c.Labels["tenant.magnum-capi.io/cluster-template"], "k8s-1.33"},
+		{"label tenant's node group gpu", c.Labels["node-group.tenant.magnum-capi.io/gpu"], "worker"},
+		{"annotation node-groups", c.Annotations["tenant.magnum-capi.io/node-groups"], "default-master,default-worker,gpu"},
 	} {
 		if f.got != f.want {
 			t.Errorf("Argo CD reads %s %q, want %q", f.what, f.got, f.want)

@@ -3,14 +3,17 @@ package e2e
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -18,14 +21,16 @@ import (
 )
 
 // argoRBACFile is the Role and RoleBinding operators apply in Argo CD's
-// namespace for the GitOps hand-off.
-const argoRBACFile = "../../deploy/rbac/argocd/role.yaml"
+// namespace for the GitOps hand-off; argoPolicyFile the admission policy
+// applied with them.
+const (
+	argoRBACFile   = "../../deploy/rbac/argocd/role.yaml"
+	argoPolicyFile = "../../deploy/rbac/argocd/admission-policy.yaml"
+)
 
 // argoRole reads deploy/rbac/argocd's Role and RoleBinding, for namespace
-// ns and bound to user instead of magnum-capi. (A shortcut a cloud does not
-// take: deploy/rbac's admission policy, which TestLeastPrivilege applies to
-// this test bed, confines the user magnum-capi to project namespaces; the
-// Role is shown here on its own, under another name.)
+// ns and bound to user instead of magnum-capi (each test its own identity,
+// holding no more than it needs).
 func argoRole(t *testing.T, ns, user string) (*rbacv1.Role, *rbacv1.RoleBinding) {
 	t.Helper()
 	var role rbacv1.Role
@@ -79,8 +84,8 @@ func argoIdentity(t *testing.T, ns, user string, verbs []string) (string, *kube.
 // grants no read.
 func TestGitOpsRoleEveryRuleCounts(t *testing.T) {
 	role, _ := argoRole(t, "x", "x")
-	if got := role.Rules[0].Verbs; len(role.Rules) != 1 || !slices.Equal(got, []string{"create", "patch", "delete"}) {
-		t.Fatalf("%s grants %v; this test knows create, patch, delete on secrets", argoRBACFile, role.Rules)
+	if got := role.Rules[0].Verbs; len(role.Rules) != 2 || !slices.Equal(got, []string{"create", "patch", "delete"}) || role.Rules[1].APIGroups[0] != "magnum-capi.io" {
+		t.Fatalf("%s grants %v; this test knows create, patch, delete on secrets and the admission policy's marker", argoRBACFile, role.Rules)
 	}
 	tests := []struct {
 		drop                         string
@@ -138,6 +143,96 @@ func waitAllowed(t *testing.T, f func() error) {
 		}
 		if !apierrors.IsForbidden(err) || time.Now().After(deadline) {
 			t.Fatalf("with deploy/rbac/argocd's Role: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestGitOpsSecretsConfined: with deploy/rbac/argocd applied whole (the
+// Role and its admission policy) in Argo CD's namespace, the identity the
+// Role binds, which RBAC lets create, patch and delete any Secret there
+// (SubjectAccessReview), can write and delete only the hand-off's own
+// cluster Secrets: not argocd-secret, not a Secret of another name or
+// type, not a site's own cluster Secret named like the hand-off's. The
+// test bed's real admission refuses the rest (server-side dry runs).
+func TestGitOpsSecretsConfined(t *testing.T) {
+	ctx := context.Background()
+	ensureNamespace(t, argoCDNamespace)
+	createAll(t, readObjects(t, argoPolicyFile))
+	user := "magnum-capi-argocd-" + rand.String(6)
+	_, kc := argoIdentity(t, argoCDNamespace, user, []string{"create", "patch", "delete"})
+	site := map[string]*corev1.Secret{}
+	for name, labels := range map[string]map[string]string{
+		"argocd-secret":       nil,
+		"magnum-site-" + user: {"argocd.argoproj.io/secret-type": "cluster"},
+	} {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: argoCDNamespace, Name: name, Labels: labels}}
+		if err := stack.Env.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		site[name] = s
+	}
+	for _, name := range []string{"argocd-secret", "magnum-site-" + user} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: argoCDNamespace, Verb: "patch", Resource: "secrets", Name: name}}}
+		if err := stack.Env.Client.Create(ctx, sar); err != nil {
+			t.Fatal(err)
+		}
+		if !sar.Status.Allowed {
+			t.Errorf("RBAC alone refuses %s patching Secret %s; README.md says the Role allows it", user, name)
+		}
+	}
+	own := func(name string, labels map[string]string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: argoCDNamespace, Name: name, Labels: labels},
+			StringData: map[string]string{"server": "https://203.0.113.10:6443"}}
+	}
+	ours := map[string]string{"app.kubernetes.io/managed-by": "magnum-capi", "argocd.argoproj.io/secret-type": "cluster"}
+	mine := own("magnum-"+user+"-abcdefghijkl", ours)
+	waitAllowed(t, func() error { return kc.ApplySecret(ctx, mine) })
+	waitRefused(t, func() error { return kc.Client.Delete(ctx, site["argocd-secret"], client.DryRunAll) })
+	dry := client.DryRunAll
+	for _, tt := range []struct {
+		what  string
+		write func() error
+	}{
+		{"patch argocd-secret", func() error {
+			return kc.Client.Patch(ctx, site["argocd-secret"], client.RawPatch(types.MergePatchType, []byte(`{"stringData":{"admin.password":"x"}}`)), dry)
+		}},
+		{"delete argocd-secret", func() error { return kc.Client.Delete(ctx, site["argocd-secret"], dry) }},
+		{"patch a site's cluster Secret named like the hand-off's", func() error {
+			return kc.Client.Patch(ctx, site["magnum-site-"+user], client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"app.kubernetes.io/managed-by":"magnum-capi"}}}`)), dry)
+		}},
+		{"delete a site's cluster Secret", func() error { return kc.Client.Delete(ctx, site["magnum-site-"+user], dry) }},
+		{"create a repository Secret", func() error {
+			return kc.Client.Create(ctx, own("magnum-repo-"+user, map[string]string{"app.kubernetes.io/managed-by": "magnum-capi", "argocd.argoproj.io/secret-type": "repository"}), dry)
+		}},
+		{"create a cluster Secret without the hand-off's label", func() error {
+			return kc.Client.Create(ctx, own("magnum-unlabelled-"+user, map[string]string{"argocd.argoproj.io/secret-type": "cluster"}), dry)
+		}},
+		{"create a Secret of another name", func() error { return kc.Client.Create(ctx, own("argocd-"+user, ours), dry) }},
+	} {
+		if err := tt.write(); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "only its own Argo CD cluster Secrets") {
+			t.Errorf("%s as %s: %v; want refused by the admission policy", tt.what, user, err)
+		}
+	}
+	if err := kc.DeleteSecret(ctx, argoCDNamespace, mine.Name); err != nil {
+		t.Errorf("deleting its own cluster Secret: %v", err)
+	}
+	_ = stack.Env.Client.Delete(ctx, site["magnum-site-"+user])
+}
+
+// waitRefused retries f until the API server enforces a new admission
+// policy (it loads them asynchronously): until f is forbidden.
+func waitRefused(t *testing.T, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := f()
+		if apierrors.IsForbidden(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the admission policy is not enforced after 30 s: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -25,6 +25,10 @@ import (
 // without argocd.kubeconfig has it); footprintOf records them.
 const argoCDNamespace = "argocd"
 
+// argoCDProject is the AppProject the e2e sidecars scope their clusters to
+// (argocd.project is required with the hand-off).
+const argoCDProject = "magnum"
+
 // argoClusterConfig is the config JSON of an Argo CD cluster Secret, as
 // Argo CD documents it (operator-manual/declarative-setup, "Clusters");
 // test/argocd decodes the same format with Argo CD's own code.
@@ -51,9 +55,10 @@ func TestGitOpsHandOff(t *testing.T) {
 	// Argo CD's cluster reached by a kubeconfig of its own (argocd.kubeconfig),
 	// whose identity holds nothing but deploy/rbac/argocd's Role there.
 	kubeconfig, _ := argoIdentity(t, argoCDNamespace, "magnum-capi-argocd", []string{"create", "patch", "delete"})
-	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, Configure: func(c *config.Config) {
-		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace, Kubeconfig: kubeconfig}
-	}})
+	opts := harness.SidecarOptions{Metrics: true, Configure: func(c *config.Config) {
+		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace, Kubeconfig: kubeconfig, Project: argoCDProject}
+	}}
+	sc := startSidecar(t, opts)
 	on := newCluster(t, "gitops", "v1.33.2", 1)
 	off := newCluster(t, "gitops-off", "v1.33.2", 1)
 	on.via, off.via = sc.Driver, sc.Driver
@@ -72,6 +77,7 @@ func TestGitOpsHandOff(t *testing.T) {
 	if s := getArgoSecret(t, off); s != nil {
 		t.Errorf("a cluster whose template says argocd_register=false was registered: %s", s.Name)
 	}
+	handOffAfterUpgrade(t, on, opts)
 
 	// CA rotation: Magnum's new CA, the machines rolled, a new kubeconfig.
 	newAuth, _, err := certstest.Authorities("gitops-rotated")
@@ -109,6 +115,49 @@ func TestGitOpsHandOff(t *testing.T) {
 	}
 }
 
+// handOffAfterUpgrade: a cluster Secret an earlier version wrote (the same
+// field manager, tenant-chosen names under magnum.openstack.org/ keys) is
+// rewritten by the first status poll of a sidecar of this version started
+// with opts: the earlier keys are gone, the current ones are there.
+func handOffAfterUpgrade(t *testing.T, c *cluster, opts harness.SidecarOptions) {
+	t.Helper()
+	earlier := getArgoSecret(t, c).DeepCopy()
+	earlier.ManagedFields, earlier.ResourceVersion, earlier.UID = nil, "", ""
+	rename := func(m map[string]string) {
+		for k, v := range m {
+			for now, before := range map[string]string{"tenant.magnum-capi.io/": "magnum.openstack.org/", "node-group.tenant.magnum-capi.io/": "node-group.magnum.openstack.org/"} {
+				if strings.HasPrefix(k, now) {
+					delete(m, k)
+					m[before+strings.TrimPrefix(k, now)] = v
+				}
+			}
+		}
+	}
+	rename(earlier.Labels)
+	rename(earlier.Annotations)
+	kc, err := kube.Connect("earlier-version", stack.Env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.ApplySecret(context.Background(), earlier); err != nil {
+		t.Fatalf("writing the Secret as an earlier version did: %v", err)
+	}
+	upgraded := startSidecar(t, opts)
+	via := c.via
+	c.via = upgraded.Driver
+	defer func() { c.via = via }()
+	s := argoSecret(t, c, func(s *corev1.Secret) bool { return s.Labels["magnum.openstack.org/cluster-name"] == "" })
+	for k := range s.Labels {
+		if k == "magnum.openstack.org/cluster-name" || k == "magnum.openstack.org/cluster-template" || strings.HasPrefix(k, "node-group.magnum.openstack.org/") {
+			t.Errorf("after the upgrade the Secret still carries the earlier label %s", k)
+		}
+	}
+	if _, ok := s.Annotations["magnum.openstack.org/node-groups"]; ok {
+		t.Error("after the upgrade the Secret still carries the earlier annotation magnum.openstack.org/node-groups")
+	}
+	checkArgoSecret(t, c, s)
+}
+
 // checkArgoSecret checks s against the cluster's kubeconfig Secret (which
 // Cluster API issued from the cluster CA) and Magnum's facts, and returns
 // its decoded config.
@@ -142,14 +191,14 @@ func checkArgoSecret(t *testing.T, c *cluster, s *corev1.Secret) argoClusterConf
 		t.Errorf("the Argo CD credential: %v", err)
 	}
 	want := map[string]string{
-		"argocd.argoproj.io/secret-type":                 "cluster",
-		"magnum.openstack.org/project-id":                stack.Info.Project.ID,
-		"magnum.openstack.org/cluster-uuid":              c.spec.Cluster.Uuid,
-		"magnum.openstack.org/cluster-name":              c.spec.Cluster.Name,
-		"magnum.openstack.org/stack-id":                  stackID,
-		"magnum.openstack.org/cluster-template":          c.spec.ClusterTemplate.Name,
-		"magnum.openstack.org/cluster-template-uuid":     c.spec.ClusterTemplate.Uuid,
-		"node-group.magnum.openstack.org/default-worker": "worker",
+		"argocd.argoproj.io/secret-type":                  "cluster",
+		"magnum.openstack.org/project-id":                 stack.Info.Project.ID,
+		"magnum.openstack.org/cluster-uuid":               c.spec.Cluster.Uuid,
+		"magnum.openstack.org/stack-id":                   stackID,
+		"magnum.openstack.org/cluster-template-uuid":      c.spec.ClusterTemplate.Uuid,
+		"tenant.magnum-capi.io/cluster-name":              c.spec.Cluster.Name,
+		"tenant.magnum-capi.io/cluster-template":          c.spec.ClusterTemplate.Name,
+		"node-group.tenant.magnum-capi.io/default-worker": "worker",
 	}
 	for k, v := range want {
 		if s.Labels[k] != v {

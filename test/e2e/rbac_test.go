@@ -20,11 +20,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 	"github.com/magnum-capi/magnum-capi/server/config"
+	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
@@ -65,6 +67,7 @@ func TestLeastPrivilege(t *testing.T) {
 	secrets := c.secretsToHide(t)
 	leastPrivilegeResize(t, sc, c)
 	leastPrivilegeUpgrade(t, sc, c)
+	t.Run("the project namespace enforces pod security", func(t *testing.T) { leastPrivilegePodSecurity(t, c) })
 
 	c.setStatus("DELETE_IN_PROGRESS")
 	ctx, cancel = c.callCtx()
@@ -141,6 +144,52 @@ func leastPrivilegeUpgrade(t *testing.T, sc *harness.Sidecar, c *cluster) {
 	}
 }
 
+// leastPrivilegePodSecurity: the project namespace the sidecar made (or
+// labelled) enforces Pod Security baseline and warns and audits at
+// restricted; the test bed's PodSecurity admission admits the chart's
+// cluster-autoscaler pod (its Deployment's template, as the chart rendered
+// it, the one workload the chart runs in a project namespace) and refuses
+// a privileged pod there (server-side dry runs); Pod Security restricted
+// would refuse the autoscaler pod.
+func leastPrivilegePodSecurity(t *testing.T, c *cluster) {
+	ctx, ns := context.Background(), projectNamespace()
+	var got corev1.Namespace
+	if err := stack.Env.Client.Get(ctx, client.ObjectKey{Name: ns}, &got); err != nil {
+		t.Fatal(err)
+	}
+	for label, want := range map[string]string{kube.PodSecurityEnforceLabel: "baseline", "pod-security.kubernetes.io/warn": "restricted", "pod-security.kubernetes.io/audit": "restricted"} {
+		if got.Labels[label] != want {
+			t.Errorf("namespace %s: label %s = %q, want %q", ns, label, got.Labels[label], want)
+		}
+	}
+	var autoscaler appsv1.Deployment
+	if err := stack.Env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: c.spec.Cluster.StackId + "-autoscaler"}, &autoscaler); err != nil {
+		t.Fatalf("the chart's autoscaler Deployment: %v", err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "autoscaler-"}, Spec: autoscaler.Spec.Template.Spec}
+	if err := stack.Env.Client.Create(ctx, pod, client.DryRunAll); err != nil {
+		t.Errorf("the chart's autoscaler pod in %s: %v; want admitted", ns, err)
+	}
+	// "restricted" would refuse it: baseline is the strictest level the
+	// chart's workload passes.
+	strict := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "restricted-", Labels: map[string]string{kube.PodSecurityEnforceLabel: "restricted"}}}
+	if err := stack.Env.Client.Create(ctx, strict); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stack.Env.Client.Delete(ctx, strict) }()
+	pod = &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: strict.Name, GenerateName: "autoscaler-"}, Spec: autoscaler.Spec.Template.Spec}
+	if err := stack.Env.Client.Create(ctx, pod, client.DryRunAll); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "seccompProfile") {
+		t.Errorf("the chart's autoscaler pod under Pod Security restricted: %v; want refused for its seccomp profile (else enforce restricted)", err)
+	}
+	privileged := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "privileged-"}, Spec: corev1.PodSpec{
+		HostPID:    true,
+		Containers: []corev1.Container{{Name: "c", Image: "busybox", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}},
+	}}
+	if err := stack.Env.Client.Create(ctx, privileged, client.DryRunAll); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "violates PodSecurity") {
+		t.Errorf("a privileged pod in %s: %v; want refused by PodSecurity", ns, err)
+	}
+}
+
 // outsideProjectNamespaces: the identity deploy/rbac binds cannot start a
 // pod or Deployment, bind a role, write a Secret or make a namespace outside
 // the project namespaces: RBAC refuses the first (SubjectAccessReview says
@@ -185,7 +234,8 @@ func outsideProjectNamespaces(t *testing.T, userCfg *rest.Config) {
 // namespace and bind itself there, as its first cluster in a project does:
 // the admission policy lets project namespaces through.
 func insideNewProjectNamespace(t *testing.T, uc client.Client) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "magnum-" + strings.ReplaceAll(uuid.NewString(), "-", "")}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "magnum-" + strings.ReplaceAll(uuid.NewString(), "-", ""),
+		Labels: map[string]string{kube.PodSecurityEnforceLabel: "baseline"}}}
 	if err := uc.Create(context.Background(), ns); err != nil {
 		t.Fatalf("magnum-capi creating namespace %s: %v", ns.Name, err)
 	}

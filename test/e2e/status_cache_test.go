@@ -31,7 +31,7 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	counter := &requestCounter{}
 	ensureNamespace(t, argoCDNamespace)
 	sc := startSidecar(t, harness.SidecarOptions{Metrics: true, KubeTransport: counter.wrap, Configure: func(c *config.Config) {
-		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace}
+		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace, Project: argoCDProject}
 	}})
 	c := newCluster(t, "polls", "v1.33.2", 2)
 	ctx, cancel := callCtx()
