@@ -102,6 +102,7 @@ func expiryOf(t *testing.T, s string) time.Time {
 // of the project does, and the metric has a series for it. A rotation by a
 // member of the project clears the reason at once.
 func TestCredentialWatch(t *testing.T) {
+	t.Parallel() // its own sidecars and cluster; with the other parallel tests, after the sequential ones
 	renewal := func(c *config.Config) {
 		c.OpenStack.ApplicationCredentialLifetime = time.Hour
 		c.OpenStack.ApplicationCredentialRenewBefore = time.Hour - time.Second

@@ -34,6 +34,7 @@ import (
 // from the admin is refused saying who can do it, and at DELETE_COMPLETE
 // nothing of the cluster is left in either project.
 func TestCloudAdminOfAnotherProject(t *testing.T) {
+	t.Parallel() // its own sidecar and cluster; with the other parallel tests, after the sequential ones
 	sc := startSidecar(t, harness.SidecarOptions{Name: "cross-project", Configure: func(c *config.Config) {
 		c.OpenStack.ApplicationCredentialLifetime = time.Hour
 		c.OpenStack.ApplicationCredentialRenewBefore = time.Hour - time.Second
