@@ -15,6 +15,9 @@ import (
 // minor version (which kubeadm does not support), is refused before anything
 // changes. It returns the Kubernetes version being rolled out. It must
 // answer well within Magnum's 60 s RPC timeout: it only renders and applies.
+// Past the release's first write (commit_gate.go) the upgrade is under way:
+// a deadline there is success (Helm finishes in the background), a failure
+// an AppliedError, so Magnum records the new template either way.
 //
 // With opts.NodeGroupUUID naming a worker group that is not the default one,
 // only that group moves: spec holds the cluster's own template and the
@@ -58,7 +61,11 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, opts Up
 		if err := s.placeServerGroups(ctx, caller, op, false); err != nil {
 			return err
 		}
-		return s.deployRelease(ctx, op, op.values.values, true)
+		out, err := s.deployGated(ctx, op, true, nil)
+		if err != nil && out.committed {
+			return &AppliedError{Change: "the upgrade", Err: err}
+		}
+		return err
 	})
 	if err != nil {
 		return "", err
