@@ -106,6 +106,13 @@ func (s *Service) deployGated(ctx context.Context, op *operation, carry bool, pr
 	var running *release.StillRunningError
 	if out.committed && errors.As(err, &running) {
 		out.background = true
+		// The status guard waits for the revision Helm is writing, as
+		// for a write that returned (status_guard.go): the next one.
+		next := 1
+		if op.deployed != nil {
+			next = op.deployed.Revision + 1
+		}
+		s.rememberDeployed(op.stackID(), next)
 		s.logger(ctx).WarnContext(ctx, "the call's deadline passed while Helm was writing the release; it finishes in the background and the status path follows the cluster",
 			"stack_id", op.stackID())
 		return out, nil

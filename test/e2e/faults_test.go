@@ -18,7 +18,7 @@ type faultInjector struct {
 // fault is one request to fail or hang.
 type fault struct {
 	method string // the request's method
-	path   string // a substring of its path and query
+	path   string // a substring of its path, "?" and its query (empty or not)
 	// hang holds the request until its context ends (the operation's
 	// deadline) or release is closed (for Helm, whose writes nobody
 	// cancels), then lets it through; without hang it fails.
@@ -46,7 +46,7 @@ func (fi *faultInjector) take(req *http.Request) *fault {
 	fi.mu.Lock()
 	defer fi.mu.Unlock()
 	f := fi.armed
-	if f == nil || req.Method != f.method || !strings.Contains(req.URL.RequestURI(), f.path) {
+	if f == nil || req.Method != f.method || !strings.Contains(req.URL.Path+"?"+req.URL.RawQuery, f.path) {
 		return nil
 	}
 	fi.armed = nil

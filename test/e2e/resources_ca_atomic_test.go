@@ -47,7 +47,12 @@ func TestCARotationAtomic(t *testing.T) {
 		{"CA Secret write past the deadline", func(id string) *fault { return newFault("PATCH", secret(id, "-etcd"), true) }, shortCall, false, false},
 		{"kubeconfig delete fails", func(id string) *fault { return newFault("DELETE", secret(id, "-kubeconfig"), false) }, 45 * time.Second, false, false},
 		{"kubeconfig delete past the deadline", func(id string) *fault { return newFault("DELETE", secret(id, "-kubeconfig"), true) }, shortCall, false, false},
-		{"Helm write fails", func(id string) *fault { return newFault("PATCH", "/kubeadmcontrolplanes/"+id, false) }, 45 * time.Second, false, true},
+		// Its first write, the release record: a failed object write would
+		// leave a machine template only Kubernetes' garbage collector (which
+		// the test bed has not) deletes after the cluster.
+		{"Helm write fails", func(id string) *fault {
+			return newFault("POST", "/namespaces/"+projectNamespace()+"/secrets?", false)
+		}, 45 * time.Second, false, true},
 		{"Helm write past the deadline", func(id string) *fault { return newFault("PATCH", "/kubeadmcontrolplanes/"+id, true) }, shortCall, true, true},
 	}
 	for _, tt := range tests {
