@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
@@ -43,6 +44,7 @@ type commitGate struct {
 	err     error
 	tried   bool // prepare ran (and may have written part of its work)
 	prepare func() error
+	written atomic.Bool // a release record write succeeded
 }
 
 // pass is the release's BeforeWrite: every record write asks it; only the
@@ -89,6 +91,10 @@ type deployOutcome struct {
 	// prepared: prepare ran, so part of its work may have been written
 	// even if it failed.
 	prepared bool
+	// wrote: Helm wrote the release record, so the release changed (a
+	// committed deploy whose first record write failed changed only what
+	// prepare wrote). A deploy in the background counts as written.
+	wrote bool
 }
 
 // deployGated deploys the cluster's release behind a commit gate running
@@ -98,14 +104,15 @@ type deployOutcome struct {
 // The caller holds the cluster's Lease.
 func (s *Service) deployGated(ctx context.Context, op *operation, carry bool, prepare func() error) (deployOutcome, error) {
 	g := &commitGate{prepare: prepare}
-	op.beforeWrite = g.pass
+	op.beforeWrite, op.wrote = g.pass, func() { g.written.Store(true) }
 	err := s.deployRelease(ctx, op, op.values.values, carry)
-	op.beforeWrite = nil
+	op.beforeWrite, op.wrote = nil, nil
 	var out deployOutcome
 	out.committed, out.prepared = g.close()
+	out.wrote = g.written.Load()
 	var running *release.StillRunningError
 	if out.committed && errors.As(err, &running) {
-		out.background = true
+		out.background, out.wrote = true, true
 		// The status guard waits for the revision Helm is writing, as
 		// for a write that returned (status_guard.go): the next one.
 		next := 1

@@ -36,10 +36,13 @@ const caRotationKey = "magnum-ca-fingerprint"
 // everything that can fail without writing (the release read, the server
 // groups, the chart) runs first; the CA Secrets and the kubeconfig change at
 // the release's first write (commit_gate.go). A failure or deadline before
-// it puts the Secrets back as they were (rotate_ca_rollback.go) and the
-// answer says nothing changed; one after it is an AppliedError (Magnum keeps
-// the new CA); a deadline during Helm's writes is success, Helm finishing in
-// the background and the status path following the roll.
+// Helm has written the release record (with the new marker) puts the
+// Secrets back as they were and has the kubeconfig issued again
+// (rotate_ca_rollback.go), and the answer says nothing changed; one after
+// it is an AppliedError (Magnum keeps the new CA, and the next update rolls
+// the machines, carrying the marker from the release); a deadline during
+// Helm's writes is success, Helm finishing in the background and the status
+// path following the roll.
 //
 // Idempotent: the marker is the material's fingerprint, so a retried
 // rotation applies the same Secrets and values and rolls nothing twice.
@@ -66,10 +69,12 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 		switch {
 		case err == nil:
 			return nil
-		case out.committed:
+		case out.wrote:
+			// The release has the new marker: the next update rolls
+			// the machines onto the new CA if this one did not.
 			return &AppliedError{Change: "the new CA", Err: err}
 		case out.prepared:
-			return s.rollBackCA(ctx, op, before, caSecrets, err)
+			return s.rollBackCA(ctx, op, before, caSecrets, out.committed, err)
 		}
 		return err
 	})

@@ -49,11 +49,13 @@ func sameData(a, b map[string][]byte) bool {
 }
 
 // rollBackCA puts the CA Secrets back as they were before a rotation that
-// failed before its point of no return (cause), even past the caller's
+// failed before Helm wrote the release (cause), even past the caller's
 // deadline, so the management cluster keeps the CA Magnum keeps. When they
 // cannot be put back, or already held the new material, the new CA stays:
-// the answer is an AppliedError, so Magnum keeps it too.
-func (s *Service) rollBackCA(ctx context.Context, op *operation, before caSecretsBefore, next []*corev1.Secret, cause error) error {
+// the answer is an AppliedError, so Magnum keeps it too. switched says the
+// kubeconfig was deleted with the new CA in place: Cluster API may have
+// issued one from it, so it goes again, to be issued from the old.
+func (s *Service) rollBackCA(ctx context.Context, op *operation, before caSecretsBefore, next []*corev1.Secret, switched bool, cause error) error {
 	if before.same {
 		return &AppliedError{Change: "the new CA", Err: cause}
 	}
@@ -74,7 +76,13 @@ func (s *Service) rollBackCA(ctx context.Context, op *operation, before caSecret
 			"stack_id", op.stackID(), "cause", cause, "err", err)
 		return &AppliedError{Change: "part of the new CA", Err: cause}
 	}
-	s.logger(ctx).WarnContext(ctx, "the CA rotation failed before its point of no return; the old CA Secrets are back", "stack_id", op.stackID(), "cause", cause)
+	if switched {
+		if err := op.mc.Kube.DeleteSecret(rctx, op.ns, op.stackID()+"-kubeconfig"); err != nil {
+			s.logger(ctx).ErrorContext(ctx, "the old CA Secrets are back, but the kubeconfig Cluster API may have issued from the new CA could not be deleted",
+				"stack_id", op.stackID(), "err", err)
+		}
+	}
+	s.logger(ctx).WarnContext(ctx, "the CA rotation failed before Helm wrote the release; the old CA Secrets are back", "stack_id", op.stackID(), "cause", cause)
 	return cause
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,8 +50,9 @@ func TestCreateDeadlineDuringHelm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GetClusterStatus: %v", err)
 	}
-	if got := st.GetStatus().GetStatus(); got != "CREATE_IN_PROGRESS" {
-		t.Errorf("status while Helm is held: %s (%s), want CREATE_IN_PROGRESS", got, st.GetStatus().GetStatusReason())
+	if got, reason := st.GetStatus().GetStatus(), st.GetStatus().GetStatusReason(); got != "CREATE_IN_PROGRESS" ||
+		!strings.Contains(reason, "Helm release "+c.spec.Cluster.StackId+" still being written") {
+		t.Errorf("status while Helm is held: %s (%s), want CREATE_IN_PROGRESS saying Helm still writes the release", got, reason)
 	}
 	t.Logf("while Helm is held: %s: %s", st.GetStatus().GetStatus(), st.GetStatus().GetStatusReason())
 	f.let()

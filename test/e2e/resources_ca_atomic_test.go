@@ -29,7 +29,8 @@ const shortCall = 12 * time.Second
 // rotate_ca_certificate). The steps: reading the deployed release (what the
 // server-group step reads; a rotation asks Nova nothing for groups the
 // release has), writing the CA Secrets, deleting the kubeconfig, and Helm's
-// writes of the release.
+// writes of the release. Failed after Helm wrote the release (applied), the
+// rotation is finished by a resize, as Magnum allows from UPDATE_FAILED.
 func TestCARotationAtomic(t *testing.T) {
 	faults := &faultInjector{}
 	sc := startSidecar(t, harness.SidecarOptions{Name: "rotate-atomic", KubeTransport: faults.wrap})
@@ -47,11 +48,13 @@ func TestCARotationAtomic(t *testing.T) {
 		{"CA Secret write past the deadline", func(id string) *fault { return newFault("PATCH", secret(id, "-etcd"), true) }, shortCall, false, false},
 		{"kubeconfig delete fails", func(id string) *fault { return newFault("DELETE", secret(id, "-kubeconfig"), false) }, 45 * time.Second, false, false},
 		{"kubeconfig delete past the deadline", func(id string) *fault { return newFault("DELETE", secret(id, "-kubeconfig"), true) }, shortCall, false, false},
-		// Its first write, the release record: a failed object write would
-		// leave a machine template only Kubernetes' garbage collector (which
-		// the test bed has not) deletes after the cluster.
-		{"Helm write fails", func(id string) *fault {
+		// Nothing of the release written: the old CA comes back.
+		{"Helm's first write fails", func(id string) *fault {
 			return newFault("POST", "/namespaces/"+projectNamespace()+"/secrets?", false)
+		}, 45 * time.Second, false, false},
+		// The release has the new marker: applied.
+		{"Helm's write of the control plane fails", func(id string) *fault {
+			return newFault("PATCH", "/kubeadmcontrolplanes/"+id, false)
 		}, 45 * time.Second, false, true},
 		{"Helm write past the deadline", func(id string) *fault { return newFault("PATCH", "/kubeadmcontrolplanes/"+id, true) }, shortCall, true, true},
 	}
@@ -88,12 +91,24 @@ func TestCARotationAtomic(t *testing.T) {
 				t.Errorf("Magnum keeps the new CA: %v, want %v", magnumKeepsNew, tt.wantNewCA)
 			}
 			caSecretsHold(t, stackID, map[bool]string{true: string(newAuth.CA.Certificate), false: oldCA}[magnumKeepsNew], magnumKeepsNew)
-			if tt.wantOK {
+			switch {
+			case tt.wantOK:
 				// Helm still writes in the background; once it is let
 				// through, the status path follows the roll to its end.
 				f.let()
 				c.setStatus("UPDATE_IN_PROGRESS")
 				c.waitFor(t, "UPDATE_COMPLETE", 4*time.Minute)
+			case tt.wantNewCA:
+				// Magnum holds the cluster UPDATE_FAILED on the new CA; a
+				// resize (which Magnum allows from there) finishes the roll.
+				ctx, cancel := callCtx()
+				_, err := sc.Driver.ResizeCluster(ctx, c.resizeRequest(1))
+				cancel()
+				if err != nil {
+					t.Fatalf("resize after the applied rotation: %v", err)
+				}
+				c.waitFor(t, "UPDATE_COMPLETE", 4*time.Minute)
+				caSecretsHold(t, stackID, string(newAuth.CA.Certificate), true)
 			}
 		})
 	}
