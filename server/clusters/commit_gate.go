@@ -13,8 +13,9 @@ import (
 // An operation that writes the cluster's release has a point of no return:
 // the release's first write (release.Target.BeforeWrite), after which
 // Cluster API acts on what Helm writes and nothing can be taken back. Before
-// it, a failure or a deadline leaves the management cluster as it was, and
-// Magnum may be told so; after it, Magnum must keep what it asked for.
+// Helm has written the release record, a failure or a deadline leaves the
+// release as it was (what prepare wrote the operation may undo), and Magnum
+// may be told so; after, Magnum must keep what it asked for.
 //
 // Helm cannot be cancelled (release/runs.go): when the caller's deadline
 // passes during Deploy, Helm may not yet have written and would write after
@@ -82,8 +83,8 @@ func (g *commitGate) close() (committed, tried bool) {
 
 // deployOutcome is where a gated deploy ended.
 type deployOutcome struct {
-	// committed: the release was written to (or Helm is writing it in the
-	// background): the management cluster has the change.
+	// committed: the gate let Helm's first write through: prepare's work
+	// is in place, and Helm writes (or tried to; wrote says whether it did).
 	committed bool
 	// background: Helm was still writing when the caller's deadline came;
 	// it finishes on its own and the status path follows the cluster.
