@@ -128,3 +128,17 @@ class UpgradeAppliedTest(unittest.TestCase):
         self.assertIsNotNone(raised)
         self.assertEqual("tmpl-cur", cluster.cluster_template_id)
         self.assertEqual([], cluster.saved)
+
+
+class AppliedTrailerContractTest(unittest.TestCase):
+    """The shim reads the trailer the sidecar sets (server/errors.go)."""
+
+    def test_same_key_as_the_sidecar(self):
+        import os
+        import re
+
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        with open(os.path.join(root, "server", "errors.go")) as f:
+            go = f.read()
+        self.assertEqual([errors.APPLIED_TRAILER],
+                         re.findall(r'AppliedTrailer = "([^"]+)"', go))
