@@ -170,8 +170,11 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
             )
         except grpc.RpcError as e:
             code = e.code() if hasattr(e, "code") else None
+            # An answer saying the change was applied is final: a retry
+            # that failed before its own writes would hide it.
             retry = (
                 code in errors.RETRIED
+                and errors.outcome_of_rpc(e) != errors.APPLIED
                 and attempt < attempts
                 and deadline - time.monotonic() > backoff
             )

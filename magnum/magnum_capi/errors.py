@@ -85,7 +85,8 @@ APPLIED, UNCHANGED, UNKNOWN = "applied", "unchanged", "unknown"
 APPLIED_TRAILER = "magnum-capi-applied"
 
 
-def _outcome_of_rpc(err):
+def outcome_of_rpc(err):
+    """What the failed call err reports did (APPLIED, UNCHANGED, UNKNOWN)."""
     trailers = getattr(err, "trailing_metadata", None)
     for key, _ in (trailers() if trailers else None) or ():
         if key == APPLIED_TRAILER:
@@ -115,7 +116,7 @@ def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False,
     """The Magnum exception for a failed call (_from_rpc_error), carrying
     what the call did (outcome)."""
     exc = _from_rpc_error(err, method, timeout, attempts, crosses_api, request_id)
-    exc.sidecar_outcome = _outcome_of_rpc(err)
+    exc.sidecar_outcome = outcome_of_rpc(err)
     return exc
 
 
