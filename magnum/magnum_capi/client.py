@@ -147,7 +147,8 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
     however the sidecar misbehaves. A call that ends UNAVAILABLE (the
     sidecar, the management API or OpenStack down) or ABORTED (another
     operation holds the cluster) is retried with backoff while the budget
-    allows (errors.RETRIED), then logged with the address Magnum was
+    allows (errors.RETRIED), unless its answer says the change was applied
+    all the same (errors.outcome_of_rpc), then logged with the address Magnum was
     configured with and the sidecar's detail, and reported to the user
     without them. Every gRPC error becomes the Magnum exception the
     conductor and API know how to show (see errors.py); crosses_api marks

@@ -47,7 +47,8 @@ _RETRY_LATER = "retry later, and tell the cloud operator if it persists"
 # Codes worth the same call again after a pause, within its deadline: the
 # sidecar (or the management API, or OpenStack) is down or restarting
 # (UNAVAILABLE), or another operation on the cluster holds its Lease
-# (ABORTED). Nothing was changed by the failed attempt.
+# (ABORTED). Nothing was changed by the failed attempt, unless its answer
+# says otherwise (APPLIED_TRAILER below): such an answer is not retried.
 RETRIED = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED)
 
 
