@@ -121,6 +121,9 @@ func provisioningItems(req Request, snap Snapshot, cfg Config, views []groupView
 	if !req.ReleaseExists {
 		items = append(items, item{rankCluster, "Helm release " + req.StackID + " to be installed"})
 	}
+	if req.ReleaseWriting {
+		items = append(items, item{rankCluster, "Helm release " + req.StackID + " still being written (its call ran out of time first)"})
+	}
 	clusterOwn, summary := clusterItems(req, snap)
 	items = append(items, clusterOwn...)
 	items = append(items, infrastructureItems(snap)...)

@@ -50,6 +50,10 @@ type Request struct {
 	CreateTimeout time.Duration
 	// ReleaseExists says whether the Helm release is still installed.
 	ReleaseExists bool
+	// ReleaseWriting says Helm is still writing the release for an
+	// operation whose call ran out of time first (it finishes in the
+	// background): the cluster is not done before it is.
+	ReleaseWriting bool
 	// NodeGroups are Magnum's node groups of this cluster, the control plane
 	// (role "master") included.
 	NodeGroups []NodeGroup

@@ -30,6 +30,22 @@ type (
 	panicked interface{ Panicked() bool }
 )
 
+// AppliedTrailer is the trailer key of a failed call whose change reached
+// the management cluster all the same (an error with Applied() true, such
+// as clusters.AppliedError): the shim then keeps Magnum's record of the
+// change (magnum/magnum_capi/errors.py, APPLIED_TRAILER) instead of rolling
+// it back. Its absence on an answer says nothing was changed.
+const AppliedTrailer = "magnum-capi-applied"
+
+// applied is an error whose operation changed the management cluster.
+type applied interface{ Applied() bool }
+
+// appliedOf reports whether err says its change was applied.
+func appliedOf(err error) bool {
+	var a applied
+	return errors.As(err, &a) && a.Applied()
+}
+
 // userMessager is an error whose text is for the operator (it names a
 // host, a pid, a URL) and that says what the user should read instead.
 type userMessager interface{ UserMessage() string }

@@ -102,6 +102,9 @@ func unaryInterceptor(log *slog.Logger, observe observer, transition transitionO
 			}
 			err = withRequestID(err, requestID)
 			code := status.Code(err)
+			if code != codes.OK && appliedOf(causeOf(err)) {
+				_ = grpc.SetTrailer(ctx, metadata.Pairs(AppliedTrailer, "true"))
+			}
 			elapsed := time.Since(start)
 			if observe != nil {
 				observe(info.FullMethod, code, elapsed)

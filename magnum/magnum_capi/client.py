@@ -147,7 +147,8 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
     however the sidecar misbehaves. A call that ends UNAVAILABLE (the
     sidecar, the management API or OpenStack down) or ABORTED (another
     operation holds the cluster) is retried with backoff while the budget
-    allows (errors.RETRIED), then logged with the address Magnum was
+    allows (errors.RETRIED), unless its answer says the change was applied
+    all the same (errors.outcome_of_rpc), then logged with the address Magnum was
     configured with and the sidecar's detail, and reported to the user
     without them. Every gRPC error becomes the Magnum exception the
     conductor and API know how to show (see errors.py); crosses_api marks
@@ -170,8 +171,11 @@ def call(method, request, timeout, metadata=(), crosses_api=False):
             )
         except grpc.RpcError as e:
             code = e.code() if hasattr(e, "code") else None
+            # An answer saying the change was applied is final: a retry
+            # that failed before its own writes would hide it.
             retry = (
                 code in errors.RETRIED
+                and errors.outcome_of_rpc(e) != errors.APPLIED
                 and attempt < attempts
                 and deadline - time.monotonic() > backoff
             )

@@ -20,6 +20,7 @@ from magnum_capi import client
 # first (Magnum's get_drivers() calls provides on every installed driver).
 from magnum_capi import conf  # noqa: F401
 from magnum_capi import convert
+from magnum_capi import errors
 from magnum_capi import monitor
 from magnum_capi import status as status_writer
 from magnum_capi import upgrade
@@ -181,6 +182,12 @@ class Driver(driver.Driver):
         max_batch_size is how many machines of each node group Cluster API
         replaces at a time (the MachineDeployments' rolling update); the
         control plane rolls one machine at a time.
+
+        A failure the sidecar marks applied (it came after the release's
+        first write: the management cluster has the new template) is
+        recorded like a success, with the node groups UPDATE_FAILED, and
+        raised: the conductor fails the cluster, which names the new
+        template as the release does.
         """
         single = upgrade.single_group(nodegroup)
         # The request describes the cluster as it will be; the objects are
@@ -189,44 +196,65 @@ class Driver(driver.Driver):
             spec, labels = upgrade.nodegroup_spec(cluster, nodegroup, cluster_template)
         else:
             spec, labels = upgrade.spec(cluster, cluster_template)
-        self._call(
-            "UpgradeCluster",
-            driver_pb2.UpgradeClusterRequest(
-                context=convert.request_context(context),
-                spec=spec,
-                max_batch_size=int(max_batch_size or 0),
-                nodegroup_uuid=getattr(nodegroup, "uuid", "") or "",
-            ),
-            context,
-            cluster,
-            crosses_api=True,  # a synchronous RPC: magnum-api shows the error
-        )
+        try:
+            self._call(
+                "UpgradeCluster",
+                driver_pb2.UpgradeClusterRequest(
+                    context=convert.request_context(context),
+                    spec=spec,
+                    max_batch_size=int(max_batch_size or 0),
+                    nodegroup_uuid=getattr(nodegroup, "uuid", "") or "",
+                ),
+                context,
+                cluster,
+                crosses_api=True,  # a synchronous RPC: magnum-api shows the error
+            )
+        except Exception as e:
+            if errors.outcome(e) != errors.APPLIED:
+                raise
+            # Past the sidecar's point of no return: the release has the
+            # new template, so Magnum records it, failed (the conductor
+            # fails the cluster and nodegroup).
+            err = errors.applied(e, "The upgrade is recorded (the management "
+                                 "cluster has it) but did not complete")
+            self._save_upgrade(cluster, cluster_template, nodegroup, single,
+                               labels, fields.ClusterStatus.UPDATE_FAILED, str(err))
+            raise err
+        self._save_upgrade(cluster, cluster_template, nodegroup, single, labels,
+                           fields.ClusterStatus.UPDATE_IN_PROGRESS, None)
+
+    def _save_upgrade(self, cluster, cluster_template, nodegroup, single,
+                      labels, status, reason):
         if single:
-            self._save_nodegroup_upgrade(cluster, nodegroup, cluster_template, labels)
+            self._save_nodegroup_upgrade(cluster, nodegroup, cluster_template,
+                                         labels, status, reason)
         else:
-            self._save_cluster_upgrade(cluster, cluster_template, labels)
+            self._save_cluster_upgrade(cluster, cluster_template, labels,
+                                       status, reason)
 
     @staticmethod
-    def _save_nodegroup_upgrade(cluster, nodegroup, cluster_template, labels):
+    def _save_nodegroup_upgrade(cluster, nodegroup, cluster_template, labels,
+                                status, reason):
         """Record a node group upgraded alone: its image (which gives it its
         version on every later render) and labels. The conductor saves the
         cluster's and this group's status after this returns."""
         for ng in [n for n in cluster.nodegroups if n.uuid == nodegroup.uuid] + [nodegroup]:
             ng.image_id = cluster_template.image_id
             ng.labels = dict(labels)
-            ng.status = fields.ClusterStatus.UPDATE_IN_PROGRESS
-            ng.status_reason = None
+            ng.status = status
+            ng.status_reason = reason
             ng.save()
 
     @staticmethod
-    def _save_cluster_upgrade(cluster, cluster_template, labels):
+    def _save_cluster_upgrade(cluster, cluster_template, labels, status,
+                              reason):
         """Record a whole-cluster upgrade. The conductor records neither the
         new template nor the images; the driver does. It saves the cluster
         and nodegroup (status only) after this returns."""
         for ng in cluster.nodegroups:
             ng.image_id = cluster_template.image_id
-            ng.status = fields.ClusterStatus.UPDATE_IN_PROGRESS
-            ng.status_reason = None
+            ng.status = status
+            ng.status_reason = reason
             ng.save()
         cluster.cluster_template_id = cluster_template.uuid
         cluster.labels = labels
@@ -333,13 +361,22 @@ class Driver(driver.Driver):
     def rotate_ca_certificate(self, context, cluster):
         """The conductor has just generated new CA material and set the new
         references on this (not yet saved) object; it saves the object
-        whether this succeeds or raises, and no Magnum release (15 to 23)
-        deletes the certificates it replaced. So the driver does: once the
-        sidecar has the new CAs, the old ones are deleted (Magnum 15 left
-        four x509keypair rows per rotation behind); if the sidecar refused,
-        the object gets its old references back and the new certificates
-        are deleted, so that Magnum keeps handing out (`coe cluster
-        config`) certificates of the CA the running cluster trusts."""
+        whether this succeeds or raises (UPDATE_IN_PROGRESS, or
+        UPDATE_FAILED with the exception's message), and no Magnum release
+        (15 to 23) deletes the certificates it replaced. So the driver
+        does, keeping Magnum on the CA the management cluster holds (what
+        `coe cluster config` hands out must be what the cluster trusts):
+
+        - the sidecar has the new CAs (success, or a failure its answer
+          marks applied: it passed its point of no return, the release's
+          first write): the old certificates are deleted, the new kept;
+        - the sidecar refused or failed before that point (it put the old
+          CA Secrets back): the object gets its old references back and
+          the new certificates are deleted;
+        - nobody answered in time (unknown): the old references come back,
+          but the new certificates are kept, and logged for the operator,
+          in case the management cluster holds them.
+        """
         old = certificates.stored_references(context, cluster)
         new = certificates.references(cluster)
         replaced = {n: old[n] for n in old if old[n] and old[n] != new[n]}
@@ -356,10 +393,22 @@ class Driver(driver.Driver):
                 cluster,
                 crosses_api=True,
             )
-        except Exception:
+        except Exception as e:
+            outcome = errors.outcome(e)
+            if outcome == errors.APPLIED:
+                certificates.delete(context, cluster, replaced)
+                raise errors.applied(
+                    e, "The new CA certificates are in the management cluster "
+                    "and Magnum keeps them, but rolling the nodes onto them failed")
             for name, ref in old.items():
                 setattr(cluster, name, ref)
-            certificates.delete(context, cluster, unused)
+            if outcome == errors.UNKNOWN:
+                LOG.error("Cluster %s: the CA rotation's outcome is unknown (the "
+                          "sidecar did not answer); Magnum keeps the old "
+                          "certificates and leaves the new ones %s in place",
+                          cluster.uuid, unused)
+            else:
+                certificates.delete(context, cluster, unused)
             raise
         certificates.delete(context, cluster, replaced)
 

@@ -47,7 +47,8 @@ _RETRY_LATER = "retry later, and tell the cloud operator if it persists"
 # Codes worth the same call again after a pause, within its deadline: the
 # sidecar (or the management API, or OpenStack) is down or restarting
 # (UNAVAILABLE), or another operation on the cluster holds its Lease
-# (ABORTED). Nothing was changed by the failed attempt.
+# (ABORTED). Nothing was changed by the failed attempt, unless its answer
+# says otherwise (APPLIED_TRAILER below): such an answer is not retried.
 RETRIED = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED)
 
 
@@ -72,8 +73,56 @@ def _quoting(request_id):
     return "quoting the cluster and the time of the failure"
 
 
+# What a failed call did to the management cluster, for the operations
+# whose Magnum record must follow it (CA rotation, upgrade): APPLIED, the
+# sidecar says the change reached it all the same (the trailer below);
+# UNCHANGED, the sidecar answered without that trailer (it undid what it had
+# written), or was never reached; UNKNOWN, nobody answered within the
+# deadline, so either may be true.
+APPLIED, UNCHANGED, UNKNOWN = "applied", "unchanged", "unknown"
+
+# The trailer of a failed call whose change was applied
+# (server/errors.go, AppliedTrailer).
+APPLIED_TRAILER = "magnum-capi-applied"
+
+
+def outcome_of_rpc(err):
+    """What the failed call err reports did (APPLIED, UNCHANGED, UNKNOWN)."""
+    trailers = getattr(err, "trailing_metadata", None)
+    for key, _ in (trailers() if trailers else None) or ():
+        if key == APPLIED_TRAILER:
+            return APPLIED
+    if answered_by_sidecar(err) or err.code() == grpc.StatusCode.UNAVAILABLE:
+        return UNCHANGED
+    return UNKNOWN
+
+
+def outcome(exc):
+    """What the failed call that raised exc did (APPLIED, UNCHANGED,
+    UNKNOWN); an exception raised before any call changed nothing."""
+    return getattr(exc, "sidecar_outcome", UNCHANGED)
+
+
+def applied(exc, what):
+    """The exception to raise for a call whose change was applied although
+    it failed: what says what Magnum now records, then the failure."""
+    message = "%s: %s" % (what, str(exc).rstrip("."))
+    err = exception.MagnumException(message=_literal(survive_first_sentence_cut(message)))
+    err.sidecar_outcome = APPLIED
+    return err
+
+
 def from_rpc_error(err, method, timeout, attempts=1, crosses_api=False,
                    request_id=None):
+    """The Magnum exception for a failed call (_from_rpc_error), carrying
+    what the call did (outcome)."""
+    exc = _from_rpc_error(err, method, timeout, attempts, crosses_api, request_id)
+    exc.sidecar_outcome = outcome_of_rpc(err)
+    return exc
+
+
+def _from_rpc_error(err, method, timeout, attempts=1, crosses_api=False,
+                    request_id=None):
     """The Magnum exception for a failed call. Its message reaches tenants
     (status_reason, the CLI's error): it names what failed and what to do,
     never the sidecar's address or gRPC's transport detail (the caller logs

@@ -12,7 +12,10 @@ import (
 // material before writing anything; under the cluster's Lease it finds or
 // makes the Nova server groups (server_groups.go), writes the credential and
 // CA Secrets and, beside them up to its first write, installs the chart. It
-// returns the stack_id.
+// returns the stack_id. A deadline that passes once the release is being
+// written is not a failure: Helm finishes in the background, the cluster
+// is being built, and the status path reports CREATE_IN_PROGRESS until it
+// is (commit_gate.go); one that passes before leaves nothing of the release.
 //
 // Idempotent: the release is named from the cluster's uuid, so a create
 // retried after a crash names the same release, finds the server groups by
@@ -54,8 +57,7 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 				func() error { return s.applyCASecrets(ctx, op, caSecrets) },
 			)
 		}()
-		op.beforeWrite = func() error { <-ready; return prepared }
-		err := s.deployRelease(ctx, op, op.values.values, true)
+		_, err := s.deployGated(ctx, op, true, func() error { <-ready; return prepared })
 		// Under the Lease to the end: nothing of the operation outlives it.
 		<-ready
 		if prepared != nil {

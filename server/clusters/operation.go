@@ -35,6 +35,9 @@ type operation struct {
 	// beforeWrite, when set, is what the release's first write waits for
 	// (Create's credential and CA Secrets; release.Target.BeforeWrite).
 	beforeWrite func() error
+	// wrote, when set, hears of each release record write that succeeded
+	// (release.Target.Wrote; commit_gate.go).
+	wrote func()
 }
 
 // stackID is the cluster's release name.

@@ -13,7 +13,7 @@ import (
 // renders them again, so they survive every later upgrade.
 func (op *operation) target() release.Target {
 	return release.Target{Getter: op.mc.Kube.HelmGetter(op.ns), Namespace: op.ns, Labels: clusterLabels(op.spec),
-		MachineAnnotations: op.values.machineAnnotations, History: op.history, BeforeWrite: op.beforeWrite}
+		MachineAnnotations: op.values.machineAnnotations, History: op.history, BeforeWrite: op.beforeWrite, Wrote: op.wrote}
 }
 
 // deployedRelease is the cluster's deployed release, nil when there is

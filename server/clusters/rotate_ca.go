@@ -31,6 +31,19 @@ const caRotationKey = "magnum-ca-fingerprint"
 // issues a new one from the new CA, as KubeadmControlPlane does for a
 // missing kubeconfig.
 //
+// Magnum and the management cluster must end on the same CA, whatever
+// fails (the shim keeps or deletes the new certificates by the answer):
+// everything that can fail without writing (the release read, the server
+// groups, the chart) runs first; the CA Secrets and the kubeconfig change at
+// the release's first write (commit_gate.go). A failure or deadline before
+// Helm has written the release record (with the new marker) puts the
+// Secrets back as they were and has the kubeconfig issued again
+// (rotate_ca_rollback.go), and the answer says nothing changed; one after
+// it is an AppliedError (Magnum keeps the new CA, and the next update rolls
+// the machines, carrying the marker from the release); a deadline during
+// Helm's writes is success, Helm finishing in the background and the status
+// path following the roll.
+//
 // Idempotent: the marker is the material's fingerprint, so a retried
 // rotation applies the same Secrets and values and rolls nothing twice.
 func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec Spec, cas certs.Authorities) error {
@@ -44,21 +57,43 @@ func (s *Service) RotateCACertificate(ctx context.Context, caller Caller, spec S
 	}
 	setMachineMetadata(op.values.values, caRotationKey, fingerprint(cas))
 	return s.withLock(ctx, op, func(ctx context.Context) error {
-		if err := s.applyCASecrets(ctx, op, caSecrets); err != nil {
+		before, err := s.readCASecrets(ctx, op, caSecrets)
+		if err != nil {
 			return err
 		}
-		if err := op.mc.Kube.DeleteSecret(ctx, op.ns, op.stackID()+"-kubeconfig"); err != nil {
-			return err
-		}
-		// The Argo CD Secret still holds the old credential: the next
-		// complete status writes the one Cluster API issues now.
-		s.gitops.forget(op.stackID())
 		// New machines join the groups the old ones were in.
 		if err := s.placeServerGroups(ctx, op, false); err != nil {
 			return err
 		}
-		return s.deployRelease(ctx, op, op.values.values, false)
+		out, err := s.deployGated(ctx, op, false, func() error { return s.switchCA(ctx, op, caSecrets) })
+		switch {
+		case err == nil:
+			return nil
+		case out.wrote:
+			// The release has the new marker: the next update rolls
+			// the machines onto the new CA if this one did not.
+			return &AppliedError{Change: "the new CA", Err: err}
+		case out.prepared:
+			return s.rollBackCA(ctx, op, before, caSecrets, out.committed, err)
+		}
+		return err
 	})
+}
+
+// switchCA is the rotation's point of no return, run at the release's first
+// write: the new CA Secrets, then the kubeconfig signed by the old CA goes
+// (Cluster API issues one from the new CA Secret).
+func (s *Service) switchCA(ctx context.Context, op *operation, caSecrets []*corev1.Secret) error {
+	if err := s.applyCASecrets(ctx, op, caSecrets); err != nil {
+		return err
+	}
+	if err := op.mc.Kube.DeleteSecret(ctx, op.ns, op.stackID()+"-kubeconfig"); err != nil {
+		return err
+	}
+	// The Argo CD Secret still holds the old credential: the next
+	// complete status writes the one Cluster API issues now.
+	s.gitops.forget(op.stackID())
+	return nil
 }
 
 // applyCASecrets writes the cluster's CA Secrets, all at once (server-side

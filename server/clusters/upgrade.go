@@ -15,6 +15,10 @@ import (
 // minor version (which kubeadm does not support), is refused before anything
 // changes. It returns the Kubernetes version being rolled out. It must
 // answer well within Magnum's 60 s RPC timeout: it only renders and applies.
+// Once Helm writes the release (commit_gate.go) the upgrade is under way:
+// a deadline then is success (Helm finishes in the background), and a
+// failure after the release record was written an AppliedError, so Magnum
+// records the new template either way (the next update finishes it).
 //
 // With opts.NodeGroupUUID naming a worker group that is not the default one,
 // only that group moves: spec holds the cluster's own template and the
@@ -58,7 +62,11 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, opts Up
 		if err := s.placeServerGroups(ctx, op, false); err != nil {
 			return err
 		}
-		return s.deployRelease(ctx, op, op.values.values, true)
+		out, err := s.deployGated(ctx, op, true, nil)
+		if err != nil && out.wrote {
+			return &AppliedError{Change: "the upgrade", Err: err}
+		}
+		return err
 	})
 	if err != nil {
 		return "", err

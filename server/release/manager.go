@@ -83,6 +83,10 @@ type Target struct {
 	// (write_gate.go). It may be called before every write: let it give
 	// the result of work already under way.
 	BeforeWrite func() error
+	// Wrote, when set, is called after each write of the release record
+	// that succeeded (with BeforeWrite: write_gate.go): from the first, the
+	// release has changed.
+	Wrote func()
 }
 
 // postRenderer adds t's labels and machine annotations to the rendered
@@ -146,7 +150,7 @@ func (m *Manager) config(t Target, reads context.Context) (*action.Configuration
 		}
 	}
 	if t.BeforeWrite != nil {
-		cfg.Releases.Driver = gatedRecords{Driver: cfg.Releases.Driver, ready: t.BeforeWrite}
+		cfg.Releases.Driver = gatedRecords{Driver: cfg.Releases.Driver, ready: t.BeforeWrite, wrote: t.Wrote}
 	}
 	return cfg, nil
 }

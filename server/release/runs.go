@@ -106,6 +106,6 @@ func toTheEnd[T any](ctx context.Context, m *Manager, what string, action func(c
 			m.log.InfoContext(ctx, "the Helm action its caller gave up on has finished", "action", what, "err", r.err)
 		}()
 		var zero T
-		return zero, fmt.Errorf("%s: still running when the caller gave up, finishing in the background: %w", what, ctx.Err())
+		return zero, &StillRunningError{Action: what, Err: ctx.Err()}
 	}
 }

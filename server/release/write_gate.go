@@ -25,31 +25,41 @@ import (
 
 // gatedRecords is a release storage driver whose every write first asks
 // ready, which waits for the caller's work the first time and gives its
-// result after that; a write it refuses is not made.
+// result after that; a write it refuses is not made. wrote (nil for none)
+// hears of every write that succeeded.
 type gatedRecords struct {
 	driver.Driver
 	ready func() error
+	wrote func()
 }
 
 func (g gatedRecords) Create(key string, rls *release.Release) error {
 	if err := g.wait(); err != nil {
 		return err
 	}
-	return g.Driver.Create(key, rls)
+	return g.done(g.Driver.Create(key, rls))
 }
 
 func (g gatedRecords) Update(key string, rls *release.Release) error {
 	if err := g.wait(); err != nil {
 		return err
 	}
-	return g.Driver.Update(key, rls)
+	return g.done(g.Driver.Update(key, rls))
 }
 
 func (g gatedRecords) Delete(key string) (*release.Release, error) {
 	if err := g.wait(); err != nil {
 		return nil, err
 	}
-	return g.Driver.Delete(key)
+	rls, err := g.Driver.Delete(key)
+	return rls, g.done(err)
+}
+
+func (g gatedRecords) done(err error) error {
+	if err == nil && g.wrote != nil {
+		g.wrote()
+	}
+	return err
 }
 
 func (g gatedRecords) wait() error {

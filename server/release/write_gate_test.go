@@ -30,7 +30,8 @@ func (c *countWrites) wrap(next http.RoundTripper) http.RoundTripper {
 // testWriteGate: Deploy reads and renders before Target.BeforeWrite is
 // ready but writes nothing until it is; when it fails, the Deploy fails
 // with its error and nothing of the release is written — with our kube
-// client and with Helm's own.
+// client and with Helm's own. Target.Wrote hears of each record write that
+// was made, and of none when the gate refused.
 func testWriteGate(t *testing.T, env *testbed.Env, values map[string]any) {
 	ctx := t.Context()
 	writes := &countWrites{}
@@ -55,7 +56,8 @@ func testWriteGate(t *testing.T, env *testbed.Env, values map[string]any) {
 			before := writes.n.Load()
 			var writtenAtGate int64 = -1
 			refused := errors.New("keystone is down")
-			target := Target{Getter: kc.HelmGetter(ns), Namespace: ns, BeforeWrite: func() error {
+			var wrote atomic.Int64
+			target := Target{Getter: kc.HelmGetter(ns), Namespace: ns, Wrote: func() { wrote.Add(1) }, BeforeWrite: func() error {
 				if writtenAtGate < 0 {
 					writtenAtGate = writes.n.Load() - before
 				}
@@ -72,6 +74,10 @@ func testWriteGate(t *testing.T, env *testbed.Env, values map[string]any) {
 				if err != nil {
 					t.Fatalf("%s: Deploy: %v", ns, err)
 				}
+				// The record made pending, then marked deployed.
+				if n := wrote.Load(); n < 2 {
+					t.Errorf("%s: Wrote heard of %d record writes, want at least 2", ns, n)
+				}
 				if err := m.Uninstall(ctx, Target{Getter: kc.HelmGetter(ns), Namespace: ns}, "demo"); err != nil {
 					t.Fatal(err)
 				}
@@ -79,6 +85,9 @@ func testWriteGate(t *testing.T, env *testbed.Env, values map[string]any) {
 			}
 			if !errors.Is(err, refused) {
 				t.Errorf("%s: Deploy: %v, want the gate's error", ns, err)
+			}
+			if n := wrote.Load(); n != 0 {
+				t.Errorf("%s: Wrote heard of %d record writes after the gate failed, want none", ns, n)
 			}
 			if n := writes.n.Load() - before; n != 0 {
 				t.Errorf("%s: %d writes after the gate failed, want none", ns, n)

@@ -56,6 +56,16 @@ class CallRetryTest(unittest.TestCase):
             return client.call("CreateCluster", object(), timeout,
                                [("x-openstack-request-id", "req-1")])
 
+    def test_an_applied_answer_is_not_retried(self):
+        # The change is in the management cluster: a retry that failed
+        # before its own writes would answer "unchanged".
+        applied = _PeerError(grpc.StatusCode.UNAVAILABLE, MANAGEMENT_API)
+        applied.trailing_metadata = lambda: ((errors.APPLIED_TRAILER, "true"),)
+        stub = _Stub(applied, object())
+        err = self._failure(stub)
+        self.assertEqual(1, len(stub.timeouts))
+        self.assertEqual(errors.APPLIED, errors.outcome(err))
+
     def test_retried_codes_then_the_answer(self):
         for code, details in ((grpc.StatusCode.UNAVAILABLE, MANAGEMENT_API),
                               (grpc.StatusCode.ABORTED, LOCKED)):
