@@ -71,7 +71,7 @@ func (s *Service) rollBackCA(ctx context.Context, op *operation, before caSecret
 			return op.mc.Kube.ApplySecret(rctx, restorable(old))
 		}
 	}
-	if err := allOf(restores...); err != nil {
+	if err := allOf(rctx, s.logger(ctx), restores...); err != nil {
 		s.logger(ctx).ErrorContext(ctx, "the CA rotation failed and the old CA Secrets could not be put back; the new CA stays",
 			"stack_id", op.stackID(), "cause", cause, "err", err)
 		return &AppliedError{Change: "part of the new CA", Err: cause}
