@@ -20,6 +20,7 @@ import (
 // CREATE_IN_PROGRESS while Helm is held, and, once it is let through,
 // follows the cluster to CREATE_COMPLETE.
 func TestCreateDeadlineDuringHelm(t *testing.T) {
+	t.Parallel() // its own sidecar, fault injector and clusters; with the other parallel tests, after the sequential ones
 	faults := &faultInjector{}
 	sc := startSidecar(t, harness.SidecarOptions{Name: "create-helm-deadline", KubeTransport: faults.wrap})
 	c := newCluster(t, "helm-deadline", "v1.33.2", 1)

@@ -32,6 +32,7 @@ const shortCall = 12 * time.Second
 // writes of the release. Failed after Helm wrote the release (applied), the
 // rotation is finished by a resize, as Magnum allows from UPDATE_FAILED.
 func TestCARotationAtomic(t *testing.T) {
+	t.Parallel() // its own sidecar, fault injector and clusters; with the other parallel tests, after the sequential ones
 	faults := &faultInjector{}
 	sc := startSidecar(t, harness.SidecarOptions{Name: "rotate-atomic", KubeTransport: faults.wrap})
 	secret := func(stackID, suffix string) string { return "/secrets/" + stackID + suffix }

@@ -26,6 +26,7 @@ import (
 // plane's write hanging past the deadline is success, Helm finishing in the
 // background and the status path following the upgrade.
 func TestUpgradeAtomic(t *testing.T) {
+	t.Parallel() // its own sidecar, fault injector and clusters; with the other parallel tests, after the sequential ones
 	faults := &faultInjector{}
 	sc := startSidecar(t, harness.SidecarOptions{Name: "upgrade-atomic", KubeTransport: faults.wrap})
 	tests := []struct {
