@@ -142,3 +142,10 @@ func finalizers(f []string) string {
 	}
 	return " (finalizers: " + strings.Join(f, ", ") + ")"
 }
+
+// Deleted reports whether nothing of a cluster status derivation reads is
+// left: the deletion Derive reports DELETE_COMPLETE for (before the
+// caller's own checks of what lies outside the snapshot).
+func Deleted(releaseExists bool, snap Snapshot) bool {
+	return len(deletionItems(Request{ReleaseExists: releaseExists}, snap)) == 0
+}

@@ -7,8 +7,10 @@ import (
 
 // Delete uninstalls the release. Helm deletes the CAPI Cluster, whose
 // deletion Cluster API cascades to the control plane, machines and the
-// OpenStack resources; Status reports DELETE_COMPLETE, and cleans up the
-// driver's own Secrets and credential, once all of that is gone. A cluster
+// OpenStack resources. Delete first writes the cluster's cleanup marker:
+// once all of that is gone the cleanup reconciler (cleanup_reconciler.go)
+// deletes the driver's own Secrets and credential, and Status reports
+// DELETE_COMPLETE when it has. A cluster
 // whose create failed before it was named may still have written under the
 // name it would have got (see namedForDelete).
 //
@@ -19,8 +21,8 @@ import (
 // (a cloud admin) has none of the cluster's: its credentials are not
 // looked at, and the server groups are deleted as the cluster's credential.
 //
-// Idempotent: uninstalling a release already gone succeeds, and the status
-// polls that finish the deletion find whatever is left.
+// Idempotent: the marker is applied, uninstalling a release already gone
+// succeeds, and the cleanup reconciler finds whatever is left.
 func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 	if err := namedForDelete(&spec); err != nil {
 		return err
@@ -48,11 +50,17 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 				s.sweepOrphans(ctx, caller, spec, id)
 			}
 		}
+		// The marker first: whatever happens next, the cleanup reconciler
+		// finds the cluster once Cluster API has deleted it.
+		if err := s.markForCleanup(ctx, op); err != nil {
+			return err
+		}
 		if err := s.releases.Uninstall(ctx, op.target(), op.stackID()); err != nil {
 			return err
 		}
 		s.forgetDeployed(op.stackID())
 		s.markDeleteRequested(ctx, op)
+		s.cleanups.Add(cleanupKey{op.mc.Name, op.ns, op.stackID()})
 		s.log.InfoContext(ctx, "release uninstalled", "stack_id", op.stackID(), "namespace", op.ns)
 		return s.deleteServerGroups(ctx, op, true)
 	})

@@ -20,4 +20,7 @@ type WatchCache interface {
 	// Behind names an object of b the cache has not caught up with; "" when
 	// it has caught up with all.
 	Behind(b *watchcache.Barrier) string
+	// OnDelete has f told of each cluster (namespace, stack id) one of
+	// whose objects the cache sees deleted; called before the cache starts.
+	OnDelete(f func(ns, stackID string))
 }

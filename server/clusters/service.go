@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"k8s.io/client-go/util/workqueue"
+
 	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
@@ -51,6 +53,8 @@ type Service struct {
 	gitops    *gitops
 	// credentials is what the credential watch found.
 	credentials credentialWatch
+	// cleanups is the cleanup reconciler's queue (cleanup_reconciler.go).
+	cleanups workqueue.TypedRateLimitingInterface[cleanupKey]
 }
 
 // Deps are the adapters a Service uses.
@@ -87,7 +91,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 	s := &Service{
 		cfg: cfg, mgmt: d.ManagementClusters, byName: map[string]*ManagementCluster{},
 		releases: d.Releases, charts: d.Charts, openstack: d.OpenStack, log: d.Log, now: time.Now,
-		gitops: newGitOps(d.GitOps),
+		gitops: newGitOps(d.GitOps), cleanups: newCleanupQueue(),
 	}
 	for _, mc := range d.ManagementClusters {
 		s.byName[mc.Name] = mc
@@ -99,6 +103,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 	if s.fallback == nil {
 		return nil, fmt.Errorf("default management cluster %q is not configured", d.Default)
 	}
+	s.watchDeletions()
 	return s, nil
 }
 

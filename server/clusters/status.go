@@ -17,11 +17,10 @@ const (
 
 // Status derives the Magnum status of one cluster from the watch cache. It
 // makes no API request unless the cluster just finished deleting, when it
-// looks for what the garbage collector has still to delete
-// (status_leftovers.go) and then removes the Secrets and the application
-// credential the driver made (status_cleanup.go), or a write of this
-// sidecar's is not in the cache yet
-// (status_guard.go), or its Argo CD Secret is due (gitops.go: once per
+// reads what the garbage collector has still to delete
+// (status_leftovers.go) and whether the cleanup reconciler has finished
+// (cleanup_marker.go), or a write of this sidecar's is not in the cache
+// yet (status_guard.go), or its Argo CD Secret is due (gitops.go: once per
 // completion, and once after a restart).
 func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
 	if spec.Cluster.StackID == "" {
@@ -52,11 +51,14 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 		res = s.withLeftovers(ctx, o, req, res)
 	}
 	if res.Status == statusDeleteComplete {
-		if err := s.cleanupDeleted(ctx, o.op); err != nil {
+		left, err := s.cleanupLeft(ctx, o.op)
+		if err != nil {
 			return deleteCleanupResult(res, err), nil
 		}
-		s.forgetDeployed(spec.Cluster.StackID)
-		s.deletes.forget(spec.Cluster.StackID)
+		if res = withCleanup(res, left); left == nil {
+			s.forgetDeployed(spec.Cluster.StackID)
+			s.deletes.forget(spec.Cluster.StackID)
+		}
 	}
 	s.handOff(ctx, o.op, spec, res)
 	return onlyNewDetail(spec, withLabelNotes(spec, res)), nil

@@ -79,6 +79,31 @@ type Cache struct {
 	indexers map[schema.GroupVersionKind]toolscache.Indexer
 	// copyReads deep-copies objects read from the cache (see Objects).
 	copyReads bool
+	// onDelete hear of the clusters whose objects are deleted (OnDelete).
+	onDelete []func(ns, stackID string)
+}
+
+// OnDelete has f told, from the informers' goroutines, of each cluster
+// (namespace, stack id) one of whose cached objects is deleted. f must not
+// block. Call it before Start.
+func (ch *Cache) OnDelete(f func(ns, stackID string)) { ch.onDelete = append(ch.onDelete, f) }
+
+// deleted tells the OnDelete functions of obj's cluster.
+func (ch *Cache) deleted(gvk schema.GroupVersionKind, obj any) {
+	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	o, ok := obj.(metav1.Object)
+	if !ok {
+		return
+	}
+	stackID := o.GetLabels()[indexLabel(gvk)]
+	if stackID == "" {
+		return
+	}
+	for _, f := range ch.onDelete {
+		f(o.GetNamespace(), stackID)
+	}
 }
 
 // indexLabel is the label that names an object's cluster: the chart's; on
@@ -227,7 +252,8 @@ func (ch *Cache) startInformers(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-// handler follows one kind's watch: how far it got, and addons' deletion.
+// handler follows one kind's watch: how far it got, addons' deletion, and
+// the clusters whose objects are deleted (OnDelete).
 func (ch *Cache) handler(gvk schema.GroupVersionKind) toolscache.ResourceEventHandler {
 	gk := gvk.GroupKind()
 	// The handlers run in client-go's goroutines, which crash the process
@@ -242,6 +268,7 @@ func (ch *Cache) handler(gvk schema.GroupVersionKind) toolscache.ResourceEventHa
 			if isAddon(gvk) {
 				ch.failed.forget(obj)
 			}
+			ch.deleted(gvk, obj)
 		},
 	}
 }

@@ -1,0 +1,155 @@
+package clusters
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/magnum-capi/magnum-capi/capistatus"
+	"github.com/magnum-capi/magnum-capi/certs"
+	"github.com/magnum-capi/magnum-capi/server/panics"
+)
+
+// The cleanup reconciler finishes deletions: once Cluster API has deleted
+// a cluster whose cleanup marker (cleanup_marker.go) exists, it deletes the
+// credentials and Secrets the driver made (cleanupDeleted). It is driven by
+// the watch caches' deletions, by Delete, and at start by the markers
+// found; what it needs to know is on the marker, so any sidecar finishes
+// what another began. The status path only reads.
+
+// cleanupKey names one cluster's cleanup.
+type cleanupKey struct{ mc, ns, stackID string }
+
+const (
+	// cleanupWorkers clean up that many clusters at once.
+	cleanupWorkers = 2
+	// cleanupRecheck is how soon a cluster whose Cluster API objects are
+	// gone but whose garbage (machine templates, CAPI's Secrets; no watch
+	// event tells of them) is not, is looked at again.
+	cleanupRecheck = 10 * time.Second
+	// A failed cleanup is retried after cleanupRetryMin, doubling up to
+	// cleanupRetryMax, so a Keystone that is down is not hammered.
+	cleanupRetryMin = time.Second
+	cleanupRetryMax = 5 * time.Minute
+	// cleanupTimeout bounds one attempt: a Keystone or API server that
+	// hangs holds a worker no longer.
+	cleanupTimeout = 2 * time.Minute
+)
+
+func newCleanupQueue() workqueue.TypedRateLimitingInterface[cleanupKey] {
+	return workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[cleanupKey](cleanupRetryMin, cleanupRetryMax),
+		workqueue.TypedRateLimitingQueueConfig[cleanupKey]{Name: "cleanup"})
+}
+
+// watchDeletions has each watch cache tell the queue of the clusters whose
+// objects it sees deleted.
+func (s *Service) watchDeletions() {
+	for _, mc := range s.mgmt {
+		if mc.Cache == nil {
+			continue
+		}
+		mc.Cache.OnDelete(func(ns, stackID string) { s.cleanups.Add(cleanupKey{mc.Name, ns, stackID}) })
+	}
+}
+
+// RunCleanup runs the cleanup reconciler until ctx ends; it returns at once.
+func (s *Service) RunCleanup(ctx context.Context) {
+	go func() {
+		_ = panics.Run(ctx, s.log, "clusters/cleanup-stop", func() error { <-ctx.Done(); s.cleanups.ShutDown(); return nil })
+	}()
+	for range cleanupWorkers {
+		go func() {
+			_ = panics.Run(ctx, s.log, "clusters/cleanup-worker", func() error {
+				for s.cleanupNext(ctx) {
+				}
+				return nil
+			})
+		}()
+	}
+	go func() {
+		_ = panics.Run(ctx, s.log, "clusters/cleanup-markers", func() error { s.enqueueMarked(ctx); return nil })
+	}()
+}
+
+// enqueueMarked queues every cluster with a cleanup marker: the work a
+// sidecar that stopped left. A failure to list is logged; the markers'
+// clusters are still queued by their caches' deletions or a new Delete.
+func (s *Service) enqueueMarked(ctx context.Context) {
+	for _, mc := range s.mgmt {
+		markers, err := mc.Kube.SecretsWithLabel(ctx, CleanupLabel)
+		if err != nil {
+			s.log.WarnContext(ctx, "listing the clusters to clean up", "management_cluster", mc.Name, "err", err)
+			continue
+		}
+		for _, m := range markers {
+			s.cleanups.Add(cleanupKey{mc.Name, m.Namespace, m.Labels[CleanupLabel]})
+		}
+	}
+}
+
+// cleanupNext handles one queued cluster; false once the queue shut down.
+// A panic fails only that cluster's attempt, which is retried.
+func (s *Service) cleanupNext(ctx context.Context) bool {
+	key, quit := s.cleanups.Get()
+	if quit {
+		return false
+	}
+	defer s.cleanups.Done(key)
+	var recheck bool
+	err := panics.Run(ctx, s.log, "clusters/cleanup", func() (err error) {
+		ctx, cancel := context.WithTimeout(ctx, cleanupTimeout)
+		defer cancel()
+		recheck, err = s.reconcileCleanup(ctx, key)
+		return err
+	})
+	switch {
+	case err != nil:
+		s.log.WarnContext(ctx, "cleaning up a deleted cluster failed; retrying", "stack_id", key.stackID, "namespace", key.ns, "err", err)
+		s.cleanups.AddRateLimited(key)
+	case recheck:
+		s.cleanups.Forget(key)
+		s.cleanups.AddAfter(key, cleanupRecheck)
+	default:
+		s.cleanups.Forget(key)
+	}
+	return true
+}
+
+// reconcileCleanup cleans up after the cluster of key if its marker says
+// so and Cluster API has deleted everything; recheck asks to look again
+// later. Idempotent: a cluster without a marker is done.
+func (s *Service) reconcileCleanup(ctx context.Context, key cleanupKey) (recheck bool, err error) {
+	mc := s.byName[key.mc]
+	if mc == nil {
+		return false, nil
+	}
+	marker, err := mc.Kube.GetSecret(ctx, key.ns, cleanupMarkerName(key.stackID))
+	if err != nil || marker == nil {
+		return false, err
+	}
+	op := &operation{spec: specOfMarker(marker), mc: mc, ns: key.ns}
+	objs, err := mc.Cache.Objects(ctx, key.ns, key.stackID)
+	if err != nil {
+		return false, err
+	}
+	snap, err := snapshot(objs)
+	if err != nil {
+		return false, err
+	}
+	if !capistatus.Deleted(objs.Release.Exists, snap) {
+		return false, nil // the cache's deletions bring it back
+	}
+	left, err := mc.Kube.Leftovers(ctx, key.ns, key.stackID, certs.ClusterUUIDLabel)
+	if err != nil || len(left) > 0 {
+		return err == nil, err
+	}
+	if err := s.cleanupDeleted(ctx, op); err != nil {
+		if rerr := s.recordCleanupFailure(ctx, op, err); rerr != nil {
+			s.log.WarnContext(ctx, "could not record a failed cleanup", "stack_id", key.stackID, "err", rerr)
+		}
+		return false, err
+	}
+	return false, nil
+}
