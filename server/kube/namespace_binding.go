@@ -48,7 +48,7 @@ func NamespaceMissing(err error) bool { return apierrors.IsNotFound(err) }
 
 // BindNamespace makes the RoleBinding granting c.NamespaceRole to the
 // sidecar's own identity in ns (an existing namespace: for writes outside an
-// operation, such as status's cleanup after a delete); idempotent: an existing one is left as is
+// operation, such as the cleanup after a delete); idempotent: an existing one is left as is
 // (its name carries the role and the identity, so it grants the same).
 func (c *Cluster) BindNamespace(ctx context.Context, ns string) error {
 	if c.NamespaceRole == "" {
