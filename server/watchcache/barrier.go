@@ -97,10 +97,7 @@ func newSeenVersions() *seenVersions {
 }
 
 func (s *seenVersions) observe(gk schema.GroupKind, obj any) {
-	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, ok := obj.(metav1.Object)
+	m, ok := objectOf(obj)
 	if !ok {
 		return
 	}
@@ -130,4 +127,14 @@ func (s *seenVersions) reached(gk schema.GroupKind, rv string) bool {
 	}
 	c, err := resourceversion.CompareResourceVersion(cur, rv)
 	return err != nil || c >= 0
+}
+
+// objectOf is an informer event's object, a deletion's last known state
+// included.
+func objectOf(obj any) (metav1.Object, bool) {
+	if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	m, ok := obj.(metav1.Object)
+	return m, ok
 }

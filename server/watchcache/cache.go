@@ -90,10 +90,7 @@ func (ch *Cache) OnDelete(f func(ns, stackID string)) { ch.onDelete = append(ch.
 
 // deleted tells the OnDelete functions of obj's cluster.
 func (ch *Cache) deleted(gvk schema.GroupVersionKind, obj any) {
-	if t, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-		obj = t.Obj
-	}
-	o, ok := obj.(metav1.Object)
+	o, ok := objectOf(obj)
 	if !ok {
 		return
 	}

@@ -37,13 +37,7 @@ func TestStatusWithAReadOnlyIdentity(t *testing.T) {
 	if err := stack.Env.Client.Create(context.Background(), leftover); err != nil {
 		t.Fatal(err)
 	}
-	c.setStatus("DELETE_IN_PROGRESS")
-	ctx, cancel := callCtx()
-	_, err := driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
-	cancel()
-	if err != nil {
-		t.Fatalf("DeleteCluster: %v", err)
-	}
+	startDelete(t, c)
 	waitForReason(t, readOnly.Driver, c, leftover.Name, 3*time.Minute)
 	if c.spec.Cluster.Status != "DELETE_IN_PROGRESS" {
 		t.Errorf("with a leftover: %s (%s), want DELETE_IN_PROGRESS", c.spec.Cluster.Status, c.spec.Cluster.StatusReason)
