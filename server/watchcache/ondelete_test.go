@@ -1,0 +1,61 @@
+package watchcache
+
+import (
+	"log/slog"
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/magnum-capi/magnum-capi/server/kube"
+)
+
+// TestOnDeleteNamesTheCluster: a deletion, a tombstone's included, tells
+// the OnDelete functions the cluster by the label the kind is indexed by;
+// adds, updates and objects of no cluster tell nothing.
+func TestOnDeleteNamesTheCluster(t *testing.T) {
+	meta := func(labels map[string]string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: "magnum-p", Name: "x", Labels: labels}
+	}
+	tests := []struct {
+		name  string
+		gvk   schema.GroupVersionKind
+		event func(h toolscache.ResourceEventHandler)
+		want  []string
+	}{
+		{"a Cluster deleted", ClusterGVK, func(h toolscache.ResourceEventHandler) {
+			h.OnDelete(&clusterv1.Cluster{ObjectMeta: meta(map[string]string{kube.ChartClusterLabel: "demo"})})
+		}, []string{"magnum-p/demo"}},
+		{"a release record's tombstone", SecretGVK, func(h toolscache.ResourceEventHandler) {
+			h.OnDelete(toolscache.DeletedFinalStateUnknown{Obj: &metav1.PartialObjectMetadata{ObjectMeta: meta(map[string]string{"name": "demo"})}})
+		}, []string{"magnum-p/demo"}},
+		{"a server, by CAPI's label", OpenStackServerGVK, func(h toolscache.ResourceEventHandler) {
+			s := &OpenStackServer{}
+			s.ObjectMeta = meta(map[string]string{clusterv1.ClusterNameLabel: "demo", kube.ChartClusterLabel: "other"})
+			h.OnDelete(s)
+		}, []string{"magnum-p/demo"}},
+		{"an update", ClusterGVK, func(h toolscache.ResourceEventHandler) {
+			c := &clusterv1.Cluster{ObjectMeta: meta(map[string]string{kube.ChartClusterLabel: "demo"})}
+			h.OnAdd(c, false)
+			h.OnUpdate(c, c)
+		}, nil},
+		{"no cluster label", ClusterGVK, func(h toolscache.ResourceEventHandler) {
+			h.OnDelete(&clusterv1.Cluster{ObjectMeta: meta(nil)})
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := &Cache{log: slog.New(slog.DiscardHandler), seen: newSeenVersions(), failed: newFailedAddons(nil)}
+			var got []string
+			ch.OnDelete(func(ns, stackID string) { got = append(got, ns+"/"+stackID) })
+			tt.event(ch.handler(tt.gvk))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("told %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
