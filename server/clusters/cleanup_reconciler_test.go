@@ -156,4 +156,3 @@ func TestCleanupOfAnUnknownManagementCluster(t *testing.T) {
 		t.Errorf("reconcile = %v, %v; want done", recheck, err)
 	}
 }
-

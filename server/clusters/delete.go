@@ -71,7 +71,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 // passed, so Magnum saved no stack_id and set CREATE_FAILED) may still have
 // made the credential, the Secrets and the release under that name; the
 // name is a function of the cluster's name and uuid, so the delete, and
-// the status polls that finish it, find and remove them. Where nothing was
+// the cleanup that finishes it, find and remove them. Where nothing was
 // made there is nothing to find and the delete completes at once.
 func namedForDelete(spec *Spec) error {
 	if spec.Cluster.StackID != "" {

@@ -19,8 +19,10 @@
 //     preview.go, status.go, health.go.
 //   - what operations share, named for what it holds: credential_secret.go,
 //     credential_orphans.go, machine_removal.go, delete_requests.go,
-//     adoption.go, status_guard.go (read-your-writes), status_snapshot.go,
-//     status_cleanup.go.
+//     adoption.go, status_guard.go (read-your-writes), status_snapshot.go.
+//   - cleanup_reconciler.go, cleanup_marker.go, cleanup.go: what is left
+//     after a delete, cleaned up off the status path, its state on the
+//     management cluster.
 //
 // Every operation is idempotent: it can be retried after a crash at any
 // point and converges. Operations on one cluster are serialized across

@@ -12,7 +12,8 @@ import (
 // and Cluster API's Secrets outlive the Cluster, until Kubernetes' garbage
 // collector deletes them. DELETE_COMPLETE makes Magnum forget the cluster,
 // so it waits for them too (within the delete timeout, naming them). The
-// driver's own Secrets are not waited for: cleanupDeleted deletes them next.
+// driver's own Secrets are not waited for here: the cleanup reconciler
+// deletes them next, and the status waits for its marker (cleanup_marker.go).
 // Only a deletion that looks complete costs these requests.
 func (s *Service) withLeftovers(ctx context.Context, o observation, req capistatus.Request, res capistatus.Result) capistatus.Result {
 	left, err := o.op.mc.Kube.Leftovers(ctx, o.op.ns, o.op.stackID(), certs.ClusterUUIDLabel)
