@@ -23,8 +23,11 @@ PROTO_TOOLS = $(shell test/tools/build.sh proto)
 # tests and can outlast go test's default 10m per package, and 30m on a
 # loaded two-core machine. -shuffle=on: no test may depend on another's
 # leftovers or on running first. -vet=off: make verify has run go vet on
-# every package, with more checks than go test's own vet.
-GO_TEST_FLAGS ?= -count=1 -shuffle=on -timeout 45m -vet=off
+# every package, with more checks than go test's own vet. -parallel 4:
+# the end-to-end tests that run in parallel spend their time waiting for the
+# Cluster API controllers, so four at a time (go test's default is the
+# number of cores, two) finish sooner without loading the machine more.
+GO_TEST_FLAGS ?= -count=1 -shuffle=on -parallel 4 -timeout 45m -vet=off
 # What `magnum-capi version` prints (the image stamps it the same way).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 PURE_PACKAGES := ./helmvalues/... ./capistatus/... ./certs/...
