@@ -27,6 +27,7 @@ import (
 // kubelet refuses on a new cluster are refused naming the field or label and
 // the value, and change nothing.
 func TestNodeLabelsAndTaints(t *testing.T) {
+	t.Parallel()
 	ns := projectNamespace()
 	c := newCluster(t, "node-labels", "v1.33.2", 1)
 	c.spec.Cluster.Labels["node_labels"] = "tier=web"

@@ -30,6 +30,7 @@ import (
 // version (another Helm upgrade, which rolls every machine) keeps the gpu
 // group's.
 func TestScaleFromZero(t *testing.T) {
+	t.Parallel()
 	// A flavor of this test's own (a unique name, so no other test's look-up
 	// of a flavor by name becomes ambiguous), as Nova shows a vGPU flavor.
 	gpuFlavor := stack.OpenStack.AddFlavor(openstackfake.Flavor{Name: "g1.vgpu-" + uuid.NewString()[:8], RAM: 16384, VCPUs: 4, Disk: 40,
