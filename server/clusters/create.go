@@ -22,11 +22,7 @@ import (
 // their names, keeps the credential its Secret holds, re-applies the CA
 // Secrets and upgrades the release it finds.
 func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas certs.Authorities) (string, error) {
-	id, err := stackID(spec)
-	if err != nil {
-		return "", err
-	}
-	spec.Cluster.StackID = id
+	spec.Cluster.StackID = stackID(spec)
 	var caSecrets []*corev1.Secret
 	op, err := s.prepare(ctx, caller, spec, func(op *operation) (err error) {
 		caSecrets, err = certs.Secrets(cas, op.owner())
