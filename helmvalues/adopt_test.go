@@ -406,6 +406,7 @@ func TestAdoptStackHPCGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			assertStrictSchema(t, a.Values)
 			o := adoptOutcome{Mode: a.Mode, ChartVersion: a.ChartVersion, Notes: a.Notes, Changes: []string{}}
 			for _, c := range DiffValues(deployed, a.Values) {
 				o.Changes = append(o.Changes, c.String())
