@@ -32,11 +32,24 @@ var strictSchemaGaps = map[string]string{
 	"/addons/openstack/csiCinder/defaultStorageClass/allowedTopologies": "a list of topology selector terms, which the template renders as the " +
 		"StorageClass's allowedTopologies (StackHPC sends an empty one); the schema types it from its empty default as an object",
 	"/addons/openstack/k8sKeystoneAuth/values": "templates/openstack/k8s-keystone-auth.yaml renders it as the webhook's values; the schema omits it",
+	// The placement of system pods when a worker group can be empty
+	// (placement.go): the addons chart hands release.values to the addon's
+	// chart whatever they hold; the schema lists only the defaults' keys.
+	"/addons/ingress/traefik/release/values/tolerations":                                              releaseValuesGap,
+	"/addons/ingress/traefik/release/values/affinity":                                                 releaseValuesGap,
+	"/addons/monitoring/kubePrometheusStack/release/values/prometheus/prometheusSpec/tolerations":     releaseValuesGap,
+	"/addons/monitoring/kubePrometheusStack/release/values/prometheus/prometheusSpec/affinity":        releaseValuesGap,
+	"/addons/monitoring/kubePrometheusStack/release/values/alertmanager/alertmanagerSpec/tolerations": releaseValuesGap,
+	"/addons/monitoring/kubePrometheusStack/release/values/alertmanager/alertmanagerSpec/affinity":    releaseValuesGap,
+	"/addons/monitoring/lokiStack/release/values/loki/tolerations":                                    releaseValuesGap,
+	"/addons/monitoring/lokiStack/release/values/loki/affinity":                                       releaseValuesGap,
 	"/controlPlane/kubeadmConfigSpec/clusterConfiguration/apiServer": "the control plane template merges the whole kubeadmConfigSpec; " +
 		"the schema knows only the defaults' controllerManager and scheduler",
 	"/nodeGroupDefaults/machineNetworking/ports": "a list of CAPO ports, which the machine template renders as such; " +
 		"the schema types it from its empty default as an object",
 }
+
+const releaseValuesGap = "the addon's chart reads it; the schema of release.values lists only the keys of the defaults"
 
 var strictSchemas = sync.OnceValues(func() ([2]*jsonschema.Schema, error) {
 	var out [2]*jsonschema.Schema
