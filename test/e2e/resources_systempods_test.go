@@ -39,15 +39,7 @@ func TestSystemPodsWithEmptyWorkers(t *testing.T) {
 			assertControlPlanePlacement(t, component, place, overrides)
 		}
 	}
-	assertAnnotations(t, c, "default-worker", map[string]string{
-		"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "0",
-		"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "2",
-		"capacity.cluster-autoscaler.kubernetes.io/cpu":               "2",
-		"capacity.cluster-autoscaler.kubernetes.io/memory":            "4096Mi",
-		"capacity.cluster-autoscaler.kubernetes.io/ephemeral-disk":    "40Gi",
-		"capacity.cluster-autoscaler.kubernetes.io/maxPods":           "110",
-		"capacity.cluster-autoscaler.kubernetes.io/labels":            "capi.stackhpc.com/node-group=default-worker",
-	})
+	assertAnnotations(t, c, "default-worker", defaultWorkerAnnotations(0, 2))
 	c.waitFor(t, "CREATE_COMPLETE", 4*time.Minute)
 	if r := replicas(t, c, "default-worker"); r > 0 {
 		t.Errorf("the worker group has %d replicas, want none", r)
