@@ -41,8 +41,8 @@ func TestSystemPodsWithEmptyWorkers(t *testing.T) {
 	}
 	assertAnnotations(t, c, "default-worker", defaultWorkerAnnotations(0, 2))
 	c.waitFor(t, "CREATE_COMPLETE", 4*time.Minute)
-	if r := replicas(t, c, "default-worker"); r > 0 {
-		t.Errorf("the worker group has %d replicas, want none", r)
+	if r := replicas(t, c, "default-worker"); r != 0 {
+		t.Errorf("the worker group has %d replicas, want 0 (its minimum)", r)
 	}
 }
 
