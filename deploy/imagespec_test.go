@@ -106,4 +106,3 @@ func (s imageSpec) userIDs(t *testing.T) (int, int) {
 	}
 	return uid, gid
 }
-
