@@ -38,6 +38,10 @@ func TestMain(m *testing.M) {
 	if packageDir, err = os.MkdirTemp("", "magnum-capi-deploy-"); err != nil {
 		panic(err)
 	}
+	// Reachable by the users the tests run the binary as.
+	if err := os.Chmod(packageDir, 0o755); err != nil {
+		panic(err)
+	}
 	code := m.Run()
 	if sharedBed != nil {
 		_ = sharedBed.charts.Close()

@@ -26,6 +26,10 @@ type jail struct {
 	uid, gid int
 	env      []string
 	binds    map[string]string // path in root → host directory
+	// umask is the process's file mode creation mask; 0 leaves the test's.
+	umask os.FileMode
+	// noNewPrivs sets the no_new_privs bit (systemd's NoNewPrivileges=).
+	noNewPrivs bool
 }
 
 // needRoot skips a test that changes users, chroots and mounts when the
@@ -49,7 +53,14 @@ func (j jail) command(ctx context.Context, argv ...string) *exec.Cmd {
 		n := len(args) - 7
 		fmt.Fprintf(&script, "/usr/bin/mount --bind \"$%d\" \"$%d\"\n", n-1, n)
 	}
-	fmt.Fprintf(&script, "shift %d\nexec /usr/sbin/chroot --userspec=%d:%d --groups=%d \"%s\" \"$@\"\n", len(j.binds)*2, j.uid, j.gid, j.gid, j.root)
+	if j.umask != 0 {
+		fmt.Fprintf(&script, "umask %04o\n", j.umask)
+	}
+	setpriv := ""
+	if j.noNewPrivs {
+		setpriv = "/usr/bin/setpriv --no-new-privs "
+	}
+	fmt.Fprintf(&script, "shift %d\nexec %s/usr/sbin/chroot --userspec=%d:%d --groups=%d \"%s\" \"$@\"\n", len(j.binds)*2, setpriv, j.uid, j.gid, j.gid, j.root)
 	args[5] = script.String()
 	args = append(args, argv...)
 	cmd := exec.CommandContext(ctx, "/usr/bin/unshare", args...)
@@ -67,7 +78,8 @@ func (j jail) run(ctx context.Context, argv ...string) (string, error) {
 // (the sidecar's JSON log) is collected.
 type process struct {
 	cmd  *exec.Cmd
-	done chan error
+	done chan struct{} // closed when the process has ended
+	err  error          // how it ended, once done
 	mu   sync.Mutex
 	log  bytes.Buffer
 }
@@ -75,19 +87,18 @@ type process struct {
 // start starts argv in the jail; the test's cleanup kills it if it still runs.
 func (j jail) start(t *testing.T, argv ...string) *process {
 	t.Helper()
-	p := &process{cmd: j.command(context.Background(), argv...), done: make(chan error, 1)}
+	p := &process{cmd: j.command(context.Background(), argv...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("%v: %v", argv, err)
 	}
-	go func() { p.done <- p.cmd.Wait() }()
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
 	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
+		_ = p.cmd.Process.Kill()
+		<-p.done
 	})
 	return p
 }
@@ -96,6 +107,12 @@ func (p *process) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.log.Write(b)
+}
+
+// wait waits for the process to end and returns how it ended.
+func (p *process) wait() error {
+	<-p.done
+	return p.err
 }
 
 // output is what the process wrote so far.
@@ -113,9 +130,8 @@ func (p *process) stop(t *testing.T, within time.Duration) error {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-p.done:
-		p.done <- err
-		return err
+	case <-p.done:
+		return p.err
 	case <-time.After(within):
 		t.Fatalf("still running %s after SIGTERM:\n%s", within, p.output())
 		return nil
