@@ -79,7 +79,7 @@ func (j jail) run(ctx context.Context, argv ...string) (string, error) {
 type process struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has ended
-	err  error          // how it ended, once done
+	err  error         // how it ended, once done
 	mu   sync.Mutex
 	log  bytes.Buffer
 }
