@@ -115,6 +115,16 @@ func (p *process) wait() error {
 	return p.err
 }
 
+// exited tells whether the process has ended.
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // output is what the process wrote so far.
 func (p *process) output() string {
 	p.mu.Lock()

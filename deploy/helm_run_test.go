@@ -1,0 +1,180 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/magnum-capi/magnum-capi/test/harness"
+)
+
+// TestHelmChartRuns renders the chart for a sidecar beside magnum-conductor
+// (ci/sidecar-values.yaml, with the site's chart repository and metrics
+// port) and runs the sidecar exactly as the rendered container says: its
+// command, args and env, as its securityContext's user, with every volume
+// mount laid out in its root as the kubelet would (the ConfigMap's keys and
+// the Secrets' items as files, emptyDirs as empty directories), against the
+// test bed. The readiness probe's /healthz answers, magnum-capi health
+// passes, and the socket in the shared emptyDir is reachable by
+// magnum-conductor's uid.
+//
+// No kubelet runs here, so the test does not show: the image (the binary
+// make build made is placed at the command's path; TestImage builds the
+// image), readOnlyRootFilesystem, readOnly mounts and dropped capabilities
+// as the runtime enforces them, the pod's network namespace (the probes
+// reach 127.0.0.1 here, the pod IP there), the kubelet running the probes,
+// and the in-cluster kubeconfig (ci/deployment-values.yaml; its objects are
+// dry-run by TestHelmChart).
+func TestHelmChartRuns(t *testing.T) {
+	t.Parallel()
+	needRoot(t)
+	b := theBed(t)
+	port := freePort(t)
+	vals := readValues(t, filepath.Join(helmChart, "ci", "sidecar-values.yaml"))
+	vals["metrics"] = map[string]any{"port": port}
+	setPath(vals, []string{"config", "chart"}, map[string]any{"repository": b.charts.URL(), "name": harness.ChartName, "version": harness.ChartVersion, "cacheDir": "/var/cache/magnum-capi/charts"})
+	objs := render(t, vals)
+	snippet := configMapData(t, objs, "magnum-capi-conductor-sidecar")
+	var containers []corev1.Container
+	var volumes []corev1.Volume
+	if err := yaml.Unmarshal([]byte(snippet["containers.yaml"]), &containers); err != nil || len(containers) != 1 {
+		t.Fatalf("containers.yaml: %v (%d containers)\n%s", err, len(containers), snippet["containers.yaml"])
+	}
+	if err := yaml.Unmarshal([]byte(snippet["volumes.yaml"]), &volumes); err != nil {
+		t.Fatalf("volumes.yaml: %v", err)
+	}
+	c := containers[0]
+	secrets := map[string]map[string][]byte{
+		"magnum-capi-kubeconfig": {"kubeconfig": b.kubeconfig(t)},
+		"magnum-capi-clouds":     {"clouds.yaml": []byte("clouds:\n  magnum:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: http://127.0.0.1:1/v3\n      application_credential_id: test\n      application_credential_secret: test\n")},
+	}
+	j := podJail(t, c, volumes, objs, secrets)
+	var env []string
+	for _, e := range c.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	j.env = env
+	p := j.start(t, append(slices.Clone(c.Command), c.Args...)...)
+
+	probe := c.ReadinessProbe.HTTPGet
+	url := fmt.Sprintf("http://127.0.0.1:%d%s", containerPort(t, c, probe.Port.String()), probe.Path)
+	waitFor(t, 60*time.Second, func() string { return url + " never answered 200; sidecar log:\n" + p.output() }, func() bool {
+		if p.exited() {
+			t.Fatalf("the sidecar exited: %v\n%s", p.err, p.output())
+		}
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if out, err := j.run(ctx, c.Command[0], "health", "--wait", "50s"); err != nil {
+		t.Errorf("magnum-capi health in the container: %v\n%s", err, out)
+	}
+	socket := filepath.Join(j.root, "run", "magnum-capi", "magnum-capi.sock")
+	if out, err := asUser(ctx, j.uid, j.gid, sidecarBinary(t), "health", "--address", "unix://"+socket); err != nil {
+		t.Errorf("magnum-conductor's uid %d cannot reach the socket in the shared emptyDir: %v\n%s", j.uid, err, out)
+	}
+	if got := p.uids(t); !slices.Equal(got, []int{j.uid, j.uid, j.uid, j.uid}) {
+		t.Errorf("the sidecar runs as uids %v, want runAsUser %d", got, j.uid)
+	}
+}
+
+// podJail lays out the container's root as the kubelet would: the binary at
+// its command's path, each volume at its mount path, and returns the jail
+// of its securityContext's user.
+func podJail(t *testing.T, c corev1.Container, volumes []corev1.Volume, objs []*unstructured.Unstructured, secrets map[string]map[string][]byte) jail {
+	t.Helper()
+	sc := c.SecurityContext
+	if sc == nil || sc.RunAsUser == nil || sc.RunAsGroup == nil {
+		t.Fatal("the container sets no runAsUser and runAsGroup")
+	}
+	root := reachableDir(t)
+	for _, d := range []string{"etc", "run", "var/cache", "usr/local/bin"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, "tmp"), 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(sidecarBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	placeFile(t, root, c.Command[0], bin, 0, 0, 0o755)
+	for _, m := range c.VolumeMounts {
+		i := slices.IndexFunc(volumes, func(v corev1.Volume) bool { return v.Name == m.Name })
+		if i < 0 {
+			t.Fatalf("volumeMount %s: no such volume", m.Name)
+		}
+		v := volumes[i]
+		switch {
+		case v.ConfigMap != nil:
+			for key, data := range configMapData(t, objs, v.ConfigMap.Name) {
+				placeFile(t, root, filepath.Join(m.MountPath, key), []byte(data), 0, 0, 0o644)
+			}
+		case v.Secret != nil:
+			data, ok := secrets[v.Secret.SecretName]
+			if !ok {
+				t.Fatalf("volume %s: the test has no Secret %s", v.Name, v.Secret.SecretName)
+			}
+			for key, raw := range data {
+				path := key
+				for _, item := range v.Secret.Items {
+					if item.Key == key {
+						path = item.Path
+					}
+				}
+				placeFile(t, root, filepath.Join(m.MountPath, path), raw, 0, 0, 0o644)
+			}
+		case v.EmptyDir != nil:
+			dir := filepath.Join(root, m.MountPath)
+			if err := os.MkdirAll(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("volume %s: a kind the test does not lay out", v.Name)
+		}
+	}
+	return jail{root: root, uid: int(*sc.RunAsUser), gid: int(*sc.RunAsGroup), noNewPrivs: sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation}
+}
+
+// containerPort is the number of the container's port named name (or name
+// itself when it is a number).
+func containerPort(t *testing.T, c corev1.Container, name string) int {
+	t.Helper()
+	for _, p := range c.Ports {
+		if p.Name == name || fmt.Sprint(p.ContainerPort) == name {
+			return int(p.ContainerPort)
+		}
+	}
+	t.Fatalf("the container has no port %s", name)
+	return 0
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
