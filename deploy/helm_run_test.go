@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"helm.sh/helm/v3/pkg/strvals"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -177,4 +179,62 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestHelmGuideRecipe: the operator guide's helm-sidecar recipe installs
+// this chart with the values file and --set values it names, the Secrets
+// it creates are the ones the rendered volumes take, and the ConfigMap it
+// reads is rendered.
+func TestHelmGuideRecipe(t *testing.T) {
+	t.Parallel()
+	block := strings.ReplaceAll(guideBlock(t, "helm-sidecar"), "\\\n", " ")
+	var created []string
+	var objs []*unstructured.Unstructured
+	var namespace string
+	for _, line := range strings.Split(block, "\n") {
+		w := strings.Fields(line)
+		switch {
+		case len(w) > 6 && w[0] == "kubectl" && w[3] == "create" && w[4] == "secret":
+			created = append(created, w[6])
+		case len(w) > 4 && w[0] == "helm" && w[1] == "upgrade" && w[2] == "--install":
+			if w[4] != "deploy/"+helmChart {
+				t.Fatalf("the recipe installs %s, not deploy/%s", w[4], helmChart)
+			}
+			namespace = flagValue(w, "-n")
+			vals := readValues(t, strings.TrimPrefix(flagValue(w, "-f"), "deploy/"))
+			for i, word := range w {
+				if word == "--set" && i+1 < len(w) {
+					if err := strvals.ParseInto(w[i+1], vals); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			objs = render(t, vals)
+		case len(w) > 4 && w[0] == "kubectl" && w[3] == "get" && w[4] == "configmap":
+			configMapData(t, objs, w[5])
+		}
+	}
+	if objs == nil || namespace == "" {
+		t.Fatalf("the helm-sidecar recipe installs no chart into a namespace:\n%s", block)
+	}
+	var volumes []corev1.Volume
+	if err := yaml.Unmarshal([]byte(configMapData(t, objs, "magnum-capi-conductor-sidecar")["volumes.yaml"]), &volumes); err != nil {
+		t.Fatal(err)
+	}
+	var wanted []string
+	for _, v := range volumes {
+		if v.Secret != nil {
+			wanted = append(wanted, v.Secret.SecretName)
+		}
+	}
+	if !slices.Equal(sorted(created), sorted(wanted)) {
+		t.Errorf("the recipe creates Secrets %v; the rendered volumes take %v", created, wanted)
+	}
+}
+
+func flagValue(words []string, flag string) string {
+	if i := slices.Index(words, flag); i >= 0 && i+1 < len(words) {
+		return words[i+1]
+	}
+	return ""
 }

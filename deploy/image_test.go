@@ -251,3 +251,37 @@ func reachableDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestDockerRunRecipe: the operator guide's docker-run recipe runs the
+// image as its USER, mounts a volume at each of its VOLUMEs and the
+// configuration file its CMD names.
+func TestDockerRunRecipe(t *testing.T) {
+	t.Parallel()
+	spec := finalStage(t, parseDockerfile(t).stages())
+	words := strings.Fields(strings.ReplaceAll(guideBlock(t, "docker-run"), "\\\n", " "))
+	var targets []string
+	for i, w := range words {
+		switch {
+		case w == "--user" && i+1 < len(words) && words[i+1] != spec.user:
+			t.Errorf("the recipe runs as %s; the image's USER is %s", words[i+1], spec.user)
+		case w == "-v" && i+1 < len(words):
+			parts := strings.Split(words[i+1], ":")
+			if len(parts) < 2 {
+				t.Fatalf("-v %s: want source:target", words[i+1])
+			}
+			targets = append(targets, parts[1])
+		}
+	}
+	if !slices.Contains(words, "--user") {
+		t.Error("the recipe sets no --user")
+	}
+	for _, v := range spec.volumes {
+		if !slices.Contains(targets, v) {
+			t.Errorf("the recipe mounts %v, not the image's volume %s", targets, v)
+		}
+	}
+	i := slices.Index(spec.cmd, "--config")
+	if i < 0 || i+1 >= len(spec.cmd) || !slices.Contains(targets, filepath.Dir(spec.cmd[i+1])) {
+		t.Errorf("the recipe mounts %v, not the directory of the configuration file CMD %q names", targets, spec.cmd)
+	}
+}
