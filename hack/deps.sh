@@ -21,6 +21,8 @@ packages=(
   # The sidecar image built from deploy/Dockerfile's final stage without a
   # registry (deploy/image_test.go), and systemd's tools for the unit.
   buildah podman systemd-container
+  # Kolla-Ansible's templates rendered by Ansible's own template module.
+  ansible-core
 )
 missing=()
 for p in "${packages[@]}"; do
