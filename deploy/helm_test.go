@@ -270,3 +270,42 @@ func configMapData(t *testing.T, objs []*unstructured.Unstructured, name string)
 	t.Fatalf("no ConfigMap %s rendered", name)
 	return nil
 }
+
+// TestHelmChartDeploymentTLS: as its own Deployment the sidecar listens on
+// TCP with mutual TLS from the Secret the pod mounts where the
+// configuration names its files, and the in-cluster kubeconfig uses the
+// pod's ServiceAccount.
+func TestHelmChartDeploymentTLS(t *testing.T) {
+	t.Parallel()
+	objs := render(t, readValues(t, filepath.Join(helmChart, "ci", "deployment-values.yaml")))
+	cfg := renderedConfig(t, objs)
+	tls, _ := cfg["tls"].(map[string]any)
+	if cfg["listen"] != "0.0.0.0:9560" || tls["certFile"] != "/etc/magnum-capi/tls/tls.crt" || tls["keyFile"] != "/etc/magnum-capi/tls/tls.key" || tls["clientCAFile"] != "/etc/magnum-capi/tls/ca.crt" {
+		t.Errorf("listen %v, tls %v: want TCP on 0.0.0.0:9560 with the mounted Secret's files", cfg["listen"], tls)
+	}
+	var deployment *unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" {
+			deployment = o
+		}
+	}
+	if deployment == nil {
+		t.Fatal("no Deployment rendered")
+	}
+	mounts, _, _ := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "containers")
+	container, _ := mounts[0].(map[string]any)
+	var paths []string
+	for _, m := range container["volumeMounts"].([]any) {
+		paths = append(paths, m.(map[string]any)["mountPath"].(string))
+	}
+	if !slices.Contains(paths, "/etc/magnum-capi/tls") {
+		t.Errorf("the container mounts %v, not the TLS Secret at /etc/magnum-capi/tls", paths)
+	}
+	clusters, _ := cfg["managementClusters"].([]any)
+	if len(clusters) != 1 || clusters[0].(map[string]any)["kubeconfig"] != "/etc/magnum-capi/config/in-cluster-kubeconfig" {
+		t.Errorf("managementClusters %v: want the in-cluster kubeconfig from the ConfigMap", clusters)
+	}
+	if _, ok := configMapData(t, objs, "magnum-capi-config")["in-cluster-kubeconfig"]; !ok {
+		t.Error("the ConfigMap holds no in-cluster-kubeconfig")
+	}
+}
