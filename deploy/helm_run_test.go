@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,4 +238,95 @@ func flagValue(words []string, flag string) string {
 		return words[i+1]
 	}
 	return ""
+}
+
+// TestHelmChartDeploymentRuns runs the sidecar as the chart's own
+// Deployment's pod template says (ci/deployment-values.yaml with the
+// management cluster's kubeconfig from a Secret instead of the in-cluster
+// one, which needs a pod in the cluster): magnum-conductor's side reaches
+// it over TCP with a client certificate, and not without one.
+func TestHelmChartDeploymentRuns(t *testing.T) {
+	t.Parallel()
+	needRoot(t)
+	b := theBed(t)
+	vals := readValues(t, filepath.Join(helmChart, "ci", "deployment-values.yaml"))
+	grpcPort, metricsPort := freePort(t), freePort(t)
+	vals["managementCluster"] = map[string]any{"inCluster": false}
+	vals["rbac"] = map[string]any{"create": false}
+	vals["deployment"].(map[string]any)["port"] = grpcPort
+	vals["metrics"] = map[string]any{"port": metricsPort}
+	setPath(vals, []string{"config", "chart"}, map[string]any{"repository": b.charts.URL(), "name": harness.ChartName, "version": harness.ChartVersion, "cacheDir": "/var/cache/magnum-capi/charts"})
+	objs := render(t, vals)
+	var pod corev1.PodTemplateSpec
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" {
+			tmpl, _, _ := unstructured.NestedMap(o.Object, "spec", "template")
+			raw, _ := yaml.Marshal(tmpl)
+			if err := yaml.Unmarshal(raw, &pod); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(pod.Spec.Containers) != 1 {
+		t.Fatalf("the Deployment's pod has %d containers", len(pod.Spec.Containers))
+	}
+	tlsFiles := issueTLS(t)
+	c := pod.Spec.Containers[0]
+	j := podJail(t, c, pod.Spec.Volumes, objs, map[string]map[string][]byte{
+		"magnum-capi-kubeconfig": {"kubeconfig": b.kubeconfig(t)},
+		"magnum-capi-tls":        {"tls.crt": tlsFiles["tls.crt"], "tls.key": tlsFiles["tls.key"], "ca.crt": tlsFiles["ca.crt"]},
+	})
+	for _, e := range c.Env {
+		j.env = append(j.env, e.Name+"="+e.Value)
+	}
+	p := j.start(t, append(slices.Clone(c.Command), c.Args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	for name, data := range tlsFiles {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	address := fmt.Sprintf("127.0.0.1:%d", grpcPort)
+	health := []string{sidecarBinary(t), "health", "--address", address, "--tls-ca-file", filepath.Join(dir, "ca.crt")}
+	out, err := asUser(ctx, 0, 0, append(health, "--wait", "50s", "--tls-cert-file", filepath.Join(dir, "client.crt"), "--tls-key-file", filepath.Join(dir, "client.key"))...)
+	if err != nil {
+		t.Fatalf("magnum-capi health over TCP with the client certificate: %v\n%s\nsidecar log:\n%s", err, out, p.output())
+	}
+	if out, err := asUser(ctx, 0, 0, append(health, "--timeout", "2s", "--tls-cert-file", filepath.Join(dir, "tls.crt"), "--tls-key-file", filepath.Join(dir, "tls.key"))...); err == nil {
+		t.Errorf("a certificate for serving only (not client auth) was accepted as a client's:\n%s", out)
+	}
+}
+
+// issueTLS makes a CA, the sidecar's serving certificate for 127.0.0.1
+// (tls.crt, tls.key, ca.crt, as the chart's Secret holds them) and a
+// client certificate (client.crt, client.key), with openssl.
+func issueTLS(t *testing.T) map[string][]byte {
+	t.Helper()
+	dir := t.TempDir()
+	script := `set -e
+key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+key ca.key; openssl req -x509 -new -key ca.key -subj /CN=magnum-capi-test-ca -days 1 -out ca.crt
+key tls.key; openssl req -new -key tls.key -subj /CN=magnum-capi -out tls.csr
+printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > tls.ext
+openssl x509 -req -in tls.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile tls.ext -out tls.crt 2>/dev/null
+key client.key; openssl req -new -key client.key -subj /CN=magnum-conductor -out client.csr
+printf 'extendedKeyUsage=clientAuth\n' > client.ext
+openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile client.ext -out client.crt 2>/dev/null
+`
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("openssl: %v\n%s", err, out)
+	}
+	files := map[string][]byte{}
+	for _, name := range []string{"ca.crt", "tls.crt", "tls.key", "client.crt", "client.key"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = data
+	}
+	return files
 }
