@@ -53,11 +53,7 @@ func TestNodeAndAddonSwitches(t *testing.T) {
 			}
 			cfg := DefaultConfig()
 			cfg.CSICinderAllowedTopologies = tt.zones
-			res, err := Build(in, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertChartKeys(t, res.Values)
+			res, _ := buildChecked(t, in, cfg, nil)
 			for path, want := range tt.want {
 				got, _ := lookup(res.Values, strings.Split(path, ".")...)
 				if !reflect.DeepEqual(got, want) {

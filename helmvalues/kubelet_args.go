@@ -3,6 +3,7 @@ package helmvalues
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,14 +152,7 @@ func signalMapFlag(name, valueDoc string, check func(string) string) kubeletFlag
 	}
 }
 
-func isEvictionSignal(s string) bool {
-	for _, signal := range evictionSignals {
-		if s == signal {
-			return true
-		}
-	}
-	return false
-}
+func isEvictionSignal(s string) bool { return slices.Contains(evictionSignals, s) }
 
 // checkAmount is a quantity or a percentage of at most 100%.
 func checkAmount(s string) string {
@@ -294,7 +288,7 @@ func checkKubeletCombination(args map[string]string) string {
 	}
 	grace := itemKeys(args["eviction-soft-grace-period"], "=")
 	for _, signal := range itemKeys(args["eviction-soft"], "<") {
-		if !hasItem(grace, signal) {
+		if !slices.Contains(grace, signal) {
 			return fmt.Sprintf("an eviction-soft-grace-period for every eviction-soft signal (%s has none)", signal)
 		}
 	}
@@ -327,15 +321,6 @@ func itemKeys(value, sep string) []string {
 		keys = append(keys, key)
 	}
 	return keys
-}
-
-func hasItem(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func reservesCPU(reserved string) bool {

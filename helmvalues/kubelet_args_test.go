@@ -109,15 +109,10 @@ func TestKubeletArgsMapping(t *testing.T) {
 			if tt.group != "" {
 				in.NodeGroups[1].Labels = map[string]string{"kubelet_extra_args": tt.group}
 			}
-			res, err := Build(in, DefaultConfig())
-			if tt.errors != nil {
-				assertErrorNames(t, err, tt.errors)
+			res, ok := buildChecked(t, in, DefaultConfig(), tt.errors)
+			if !ok {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertKubeadmSchema(t, res.Values)
 			group := res.Values["nodeGroups"].([]any)[0]
 			for path, want := range tt.want {
 				got := lookupPath(res.Values, group, path)

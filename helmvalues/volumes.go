@@ -68,3 +68,50 @@ func (b *builder) containerdVolume(ng NodeGroup, values map[string]any) {
 		put(values, []any{"systemctl restart containerd"}, "kubeadmConfigSpec", "preKubeadmCommands")
 	}
 }
+
+// KeepDeployedContainerdVolumes leaves the deployed worker node groups that
+// have no containerd volume without one, so that a cluster made before the
+// driver mapped docker_volume_size (or adopted from a driver that ignored
+// it) does not roll all its workers at its next update. New node groups get
+// theirs. values are the rendered values, changed in place.
+func KeepDeployedContainerdVolumes(deployed, values map[string]any) {
+	hadVolume := map[string]bool{} // deployed worker node group → has one
+	list, _ := deployed["nodeGroups"].([]any)
+	for _, item := range list {
+		ng, _ := item.(map[string]any)
+		if name, _ := ng["name"].(string); name != "" {
+			_, has := lookup(ng, "additionalBlockDevices", containerdDevice)
+			hadVolume[name] = has
+		}
+	}
+	rendered, _ := values["nodeGroups"].([]any)
+	for _, item := range rendered {
+		ng, _ := item.(map[string]any)
+		name, _ := ng["name"].(string)
+		if had, deployedBefore := hadVolume[name]; deployedBefore && !had {
+			dropContainerdVolume(ng)
+		}
+	}
+}
+
+// dropContainerdVolume removes what containerdVolume added to a node group.
+func dropContainerdVolume(ng map[string]any) {
+	if devices, ok := ng["additionalBlockDevices"].(map[string]any); ok {
+		delete(devices, containerdDevice)
+		if len(devices) == 0 {
+			delete(ng, "additionalBlockDevices")
+		}
+	}
+	spec, ok := ng["kubeadmConfigSpec"].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(spec, "diskSetup")
+	delete(spec, "mounts")
+	if commands, _ := spec["preKubeadmCommands"].([]any); len(commands) == 1 && commands[0] == "systemctl restart containerd" {
+		delete(spec, "preKubeadmCommands")
+	}
+	if len(spec) == 0 {
+		delete(ng, "kubeadmConfigSpec")
+	}
+}

@@ -44,16 +44,10 @@ func TestContainerdVolume(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := minimalInput(t)
 			tt.modify(&in)
-			res, err := Build(in, DefaultConfig())
-			if tt.errors != nil {
-				assertErrorNames(t, err, tt.errors)
+			res, ok := buildChecked(t, in, DefaultConfig(), tt.errors)
+			if !ok {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertChartKeys(t, res.Values)
-			assertKubeadmSchema(t, res.Values)
 			group := res.Values["nodeGroups"].([]any)[0].(map[string]any)
 			device, _ := lookup(group, "additionalBlockDevices", "containerd")
 			if !reflect.DeepEqual(device, anyOrNil(tt.device)) {
@@ -83,4 +77,39 @@ func anyOrNil(m map[string]any) any {
 		return nil
 	}
 	return m
+}
+
+// TestKeepDeployedContainerdVolumes: a deployed worker node group without a
+// containerd volume keeps none (no roll at the next update); one deployed
+// with it and a new one keep theirs.
+func TestKeepDeployedContainerdVolumes(t *testing.T) {
+	withVolume := func(name string) map[string]any {
+		return map[string]any{
+			"name":                   name,
+			"additionalBlockDevices": map[string]any{"containerd": map[string]any{"size": 30.0, "type": "Volume"}},
+			"kubeadmConfigSpec": map[string]any{
+				"diskSetup":          map[string]any{"filesystems": []any{}},
+				"mounts":             []any{[]any{"LABEL=containerd_disk", "/var/lib/containerd"}},
+				"preKubeadmCommands": []any{"systemctl restart containerd"},
+				"joinConfiguration":  map[string]any{"nodeRegistration": map[string]any{"taints": []any{}}},
+			},
+		}
+	}
+	deployed := map[string]any{"nodeGroups": []any{
+		map[string]any{"name": "old"},
+		withVolume("kept"),
+	}}
+	values := map[string]any{"nodeGroups": []any{withVolume("old"), withVolume("kept"), withVolume("new")}}
+	KeepDeployedContainerdVolumes(deployed, values)
+	groups := values["nodeGroups"].([]any)
+	want := map[string]any{"name": "old", "kubeadmConfigSpec": map[string]any{
+		"joinConfiguration": map[string]any{"nodeRegistration": map[string]any{"taints": []any{}}}}}
+	if !reflect.DeepEqual(groups[0], want) {
+		t.Errorf("old node group: %v, want %v", groups[0], want)
+	}
+	for i, name := range []string{"kept", "new"} {
+		if !reflect.DeepEqual(groups[i+1], withVolume(name)) {
+			t.Errorf("%s node group lost its volume: %v", name, groups[i+1])
+		}
+	}
 }
