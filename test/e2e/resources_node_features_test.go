@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,7 +22,8 @@ import (
 // API controllers' objects carry them: the worker group's
 // KubeadmConfigTemplate kubelet flags, its OpenStackMachineTemplate's block
 // device, the OpenStackCluster's rules; the release's values carry the addon
-// settings. A cluster with a kubelet flag outside the allowlist is refused
+// settings. A node group deployed without a containerd volume keeps none
+// when the template's docker_volume_size changes. A cluster with a kubelet flag outside the allowlist is refused
 // naming it, and nothing is written.
 func TestNodeFeatureLabels(t *testing.T) {
 	t.Parallel() // its own cluster; with the other parallel tests, after the sequential ones
@@ -48,6 +50,10 @@ func TestNodeFeatureLabels(t *testing.T) {
 			ng.DockerVolumeSize = proto.Int32(size)
 		}
 	}
+	plain := proto.Clone(c.nodegroup("default-worker")).(*pb.NodeGroup)
+	plain.Uuid, plain.Name, plain.IsDefault, plain.DockerVolumeSize = uuid.NewString(), "plain", false, nil
+	plain.Labels = cloneLabels(c.spec.Cluster.Labels)
+	c.spec.Nodegroups = append(c.spec.Nodegroups, plain)
 	stackID := c.create(t, driver)
 	cleanupCluster(t, c)
 
@@ -98,6 +104,20 @@ func TestNodeFeatureLabels(t *testing.T) {
 		if got := valueAt(values, path); got != want {
 			t.Errorf("release value %s = %v, want %v", path, got, want)
 		}
+	}
+
+	// The template's docker_volume_size changes under a node group deployed
+	// without a volume: a resize keeps it without one, so it does not roll.
+	plainMD := getObject(t, ctx, "cluster.x-k8s.io", "MachineDeployment", ns, stackID+"-plain")
+	plainMachines, _, _ := unstructured.NestedString(plainMD.Object, "spec", "template", "spec", "infrastructureRef", "name")
+	c.spec.ClusterTemplate.DockerVolumeSize = proto.Int32(20)
+	resize(t, c, 2, nil)
+	if n := len(history(t, stack.Env.Config, ns, stackID)); n != len(revs)+1 {
+		t.Fatalf("the resize made %d release revisions, want 1", n-len(revs))
+	}
+	plainMD = getObject(t, ctx, "cluster.x-k8s.io", "MachineDeployment", ns, stackID+"-plain")
+	if got, _, _ := unstructured.NestedString(plainMD.Object, "spec", "template", "spec", "infrastructureRef", "name"); got != plainMachines {
+		t.Errorf("node group plain moved to machine template %s (was %s): a deployed group without a volume got one", got, plainMachines)
 	}
 
 	// A new cluster with a kubelet flag a tenant may not set.
