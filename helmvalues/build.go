@@ -89,6 +89,7 @@ func Build(in Input, cfg Config) (Result, error) {
 	b.addonSwitches()
 	b.storageClasses()
 	b.registries()
+	b.systemPlacement()
 
 	if err := b.p.err(); err != nil {
 		return Result{Warnings: b.warnings}, err

@@ -136,3 +136,16 @@ func lookupPath(values map[string]any, group any, path string) any {
 	got, _ := lookup(tree, strings.Split(path, ".")...)
 	return got
 }
+
+// The strict schema of the chart's main branch is generated from its
+// default values, so the control plane's kubeletExtraArgs know only
+// cloud-provider; the control plane template merges the whole
+// kubeadmConfigSpec, so kubelet reads every allowed flag.
+func init() {
+	for _, flag := range kubeletFlagNames() {
+		for _, config := range []string{"initConfiguration", "joinConfiguration"} {
+			strictSchemaGaps["/controlPlane/kubeadmConfigSpec/"+config+"/nodeRegistration/kubeletExtraArgs/"+flag] =
+				"the control plane template merges the whole kubeadmConfigSpec; the schema knows only the defaults' cloud-provider"
+		}
+	}
+}

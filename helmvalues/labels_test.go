@@ -140,6 +140,40 @@ type labelExample struct {
 	Errors   []string `json:"errors,omitempty"`
 }
 
+// exampleInput is the minimal cluster with one example of a label set where
+// it is given ("template", "node group", or "" for the cluster), beside the
+// companions the label needs.
+func exampleInput(t testing.TB, spec *labelSpec, value, where string) Input {
+	in := minimalInput(t)
+	if spec.Name == "boot_volume_type" || spec.Name == "etcd_blockdevice_volume_type" {
+		in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000002", Name: value})
+	}
+	if spec.Name == "docker_volume_type" {
+		size := 40
+		in.Cluster.DockerVolumeSize = &size
+		in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000003", Name: value})
+	}
+	if spec.Name == "cilium_ipv4pool" {
+		in.ClusterTemplate.NetworkDriver = "cilium"
+	}
+	labels := map[string]string{}
+	for k, v := range labelCompanions[spec.Name] {
+		labels[k] = v
+	}
+	switch where {
+	case "template":
+		in.ClusterTemplate.Labels = map[string]string{spec.Name: value}
+		in.Cluster.Labels = labels
+	case "node group":
+		in.Cluster.Labels = labels
+		in.NodeGroups[1].Labels = map[string]string{spec.Name: value}
+	default:
+		labels[spec.Name] = value
+		in.Cluster.Labels = labels
+	}
+	return in
+}
+
 // TestLabelGolden records, for every label and every valid and invalid
 // example, what it changes in the minimal cluster's values, or the error it
 // gives, in testdata/labels/<label>.golden.yaml.
@@ -155,34 +189,7 @@ func TestLabelGolden(t *testing.T) {
 		baseWarnings[w] = true
 	}
 	run := func(spec *labelSpec, value, where string) labelExample {
-		in := minimalInput(t)
-		if spec.Name == "boot_volume_type" || spec.Name == "etcd_blockdevice_volume_type" {
-			in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000002", Name: value})
-		}
-		if spec.Name == "docker_volume_type" {
-			size := 40
-			in.Cluster.DockerVolumeSize = &size
-			in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000003", Name: value})
-		}
-		if spec.Name == "cilium_ipv4pool" {
-			in.ClusterTemplate.NetworkDriver = "cilium"
-		}
-		labels := map[string]string{}
-		for k, v := range labelCompanions[spec.Name] {
-			labels[k] = v
-		}
-		switch where {
-		case "template":
-			in.ClusterTemplate.Labels = map[string]string{spec.Name: value}
-			in.Cluster.Labels = labels
-		case "node group":
-			in.Cluster.Labels = labels
-			in.NodeGroups[1].Labels = map[string]string{spec.Name: value}
-		default:
-			labels[spec.Name] = value
-			in.Cluster.Labels = labels
-		}
-		res, err := Build(in, cfg)
+		res, err := Build(exampleInput(t, spec, value, where), cfg)
 		ex := labelExample{Value: value, Where: where, Errors: splitErrors(err)}
 		for _, w := range res.Warnings {
 			if !baseWarnings[w] {

@@ -21,7 +21,9 @@ const nodeGroupLabel = "capi.stackhpc.com/node-group"
 // created for a Magnum cluster can be found by them, whatever the chart
 // version labels itself; and it adds annotations the chart has no value for
 // (the cluster autoscaler's capacity annotations) to node groups'
-// MachineDeployments, found by kind and node-group label. Because it runs on
+// MachineDeployments, found by group, kind and node-group label in any
+// Cluster API version (v1beta1 and v1beta2 keep them in the same metadata
+// fields, which is all this touches). Because it runs on
 // every install and upgrade, what it adds is part of every revision: Helm
 // owns it, a later upgrade renders it again, and Helm's three-way merge
 // removes what a later revision no longer has. Only metadata is touched:

@@ -19,6 +19,7 @@ import (
 // -> DELETE_COMPLETE, through the real gRPC server, Helm, Keystone and the
 // test bed, checking every field the shim writes back.
 func TestLifecycle(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "slice", "v1.33.2", 2)
 	stackID := c.create(t, driver)
 	if !regexp.MustCompile(`^slice-[a-z2-7]{12}$`).MatchString(stackID) {

@@ -29,6 +29,7 @@ import (
 // <stack>-ca; one from the old CA does not. A later resize does not roll
 // the machines again.
 func TestCARotation(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "rotate-ca", "v1.33.2", 2)
 	stackID := c.create(t, driver)
 	c.waitOn(t, driver, "CREATE_COMPLETE", 3*time.Minute)

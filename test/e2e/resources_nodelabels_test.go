@@ -27,6 +27,7 @@ import (
 // kubelet refuses on a new cluster are refused naming the field or label and
 // the value, and change nothing.
 func TestNodeLabelsAndTaints(t *testing.T) {
+	t.Parallel()
 	ns := projectNamespace()
 	c := newCluster(t, "node-labels", "v1.33.2", 1)
 	c.spec.Cluster.Labels["node_labels"] = "tier=web"
@@ -83,7 +84,7 @@ func TestNodeLabelsAndTaints(t *testing.T) {
 	refused.spec.ClusterTemplate.Labels["node_labels"] = "node-role.kubernetes.io/worker="
 	before = footprintOf(t, refused.owner())
 	ctx, cancel = callCtx()
-	_, err = driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: refused.ctx, Spec: refused.spec, Certificates: refused.certs, CreateTimeout: 60})
+	_, err = driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: refused.ctx, Spec: refused.spec, Certificates: refused.certs})
 	cancel()
 	expectRefusal(t, err, "labels.node_labels", "node-role.kubernetes.io/worker", "a label kubelet may set on its node")
 	if diff := before.changes(footprintOf(t, refused.owner())); len(diff) > 0 {

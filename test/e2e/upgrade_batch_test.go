@@ -13,6 +13,7 @@ import (
 // before every upgrade rolled one machine at a time whatever the user
 // asked.
 func TestUpgradeHonoursMaxBatchSize(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "batch", "v1.33.2", 3)
 	c.create(t, driver)
 	t.Cleanup(func() { c.remove(t, driver) })

@@ -25,6 +25,7 @@ import (
 // not touched. A group newer than the control plane and a downgrade are
 // refused with nothing applied; the same request twice converges.
 func TestUpgradeOneNodeGroup(t *testing.T) {
+	t.Parallel()
 	c := newCluster(t, "ngupg", "v1.33.2", 1)
 	gpu := &pb.NodeGroup{Uuid: uuid.NewString(), Name: "gpu", ClusterId: c.spec.Cluster.Uuid, ProjectId: c.spec.Cluster.ProjectId,
 		Role: "worker", FlavorId: "m1.medium", ImageId: stack.Info.Images["v1.32.5"], NodeCount: 1, Status: "CREATE_IN_PROGRESS"}

@@ -28,12 +28,12 @@ import (
 // groups, a refused and an accepted upgrade, an update by a cloud admin of
 // another project, CA rotation, delete by that admin, and nothing left
 // behind in the management cluster, Keystone or Magnum's
-// certificate table. Beside them, in go test's two parallel slots, the demo
-// (demo_test.go) on a Magnum 15 lane of its own.
+// certificate table. Beside them the demo (demo_test.go) on a Magnum 15
+// lane of its own; two lanes at a time, longest first (laneSlots).
 func TestCLILifecycle(t *testing.T) {
 	for _, rel := range Releases {
 		t.Run(rel.Name(), func(t *testing.T) {
-			t.Parallel()
+			inLaneSlot(t, rel.Name())
 			l := lane(t, rel)
 			begin := time.Now()
 			lifecycle(t, l)
@@ -41,7 +41,7 @@ func TestCLILifecycle(t *testing.T) {
 		})
 	}
 	t.Run("demo", func(t *testing.T) {
-		t.Parallel()
+		inLaneSlot(t, Demo.Name())
 		demo(t, lane(t, Demo))
 	})
 }
