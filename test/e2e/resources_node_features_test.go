@@ -125,7 +125,7 @@ func TestNodeFeatureLabels(t *testing.T) {
 	refused.spec.ClusterTemplate.Labels["kubelet_extra_args"] = "max-pods=100,root-dir=/srv"
 	before := footprintOf(t, refused.owner())
 	callCtx, cancel := callCtx()
-	_, err := driver.CreateCluster(callCtx, &pb.CreateClusterRequest{Context: refused.ctx, Spec: refused.spec, Certificates: refused.certs, CreateTimeout: 60})
+	_, err := driver.CreateCluster(callCtx, &pb.CreateClusterRequest{Context: refused.ctx, Spec: refused.spec, Certificates: refused.certs})
 	cancel()
 	expectRefusal(t, err, "labels.kubelet_extra_args", "root-dir=/srv", `flag "root-dir" is not one a tenant may set`)
 	if diff := before.changes(footprintOf(t, refused.owner())); len(diff) > 0 {
