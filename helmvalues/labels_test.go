@@ -127,6 +127,8 @@ var labelCompanions = map[string]map[string]string{
 	"etcd_blockdevice_volume_az":    {"etcd_blockdevice_size": "10"},
 	"manila_csi_share_type":         {"manila_csi_enabled": "true"},
 	"cilium_ipv4pool":               {},
+	"manila_csi_share_network_id":   {"manila_csi_enabled": "true"},
+	"cilium_hubble_ui_enabled":      {"capi_network_driver": "cilium"},
 }
 
 // labelExample is one line of a label's golden file.
@@ -145,6 +147,11 @@ func exampleInput(t testing.TB, spec *labelSpec, value, where string) Input {
 	in := minimalInput(t)
 	if spec.Name == "boot_volume_type" || spec.Name == "etcd_blockdevice_volume_type" {
 		in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000002", Name: value})
+	}
+	if spec.Name == "docker_volume_type" {
+		size := 40
+		in.Cluster.DockerVolumeSize = &size
+		in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000003", Name: value})
 	}
 	if spec.Name == "cilium_ipv4pool" {
 		in.ClusterTemplate.NetworkDriver = "cilium"

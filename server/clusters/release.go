@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
@@ -52,6 +53,7 @@ func (s *Service) deployRelease(ctx context.Context, op *operation, values map[s
 		}
 		if prev != nil {
 			carryMachineMetadata(prev.Values, values, caRotationKey)
+			helmvalues.KeepDeployedContainerdVolumes(prev.Values, values)
 		}
 	}
 	values, err := s.adoptValues(ctx, t, op.stackID(), prev, op.chart, values, carry)
