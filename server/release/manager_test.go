@@ -55,7 +55,6 @@ func TestManagerOnTestbed(t *testing.T) {
 	t.Run("the caller gives up mid-install", func(t *testing.T) { testCallerGivesUp(t, env, values) })
 	t.Run("concurrent writes of an upgrade", func(t *testing.T) { testConcurrentUpgrade(t, env, kc, values) })
 	t.Run("roles before their bindings", func(t *testing.T) { testRolesBeforeBindings(t, env, kc) })
-	t.Run("an install reads its objects ahead", func(t *testing.T) { testReadAhead(t, env, values) })
 	t.Run("the first write waits for the caller", func(t *testing.T) { testWriteGate(t, env, values) })
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
