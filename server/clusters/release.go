@@ -60,7 +60,7 @@ func (s *Service) deployRelease(ctx context.Context, op *operation, values map[s
 	if err != nil {
 		return err
 	}
-	rel, err := s.releases.Deploy(ctx, t, op.stackID(), op.chart, values)
+	rel, err := s.deployToTheEnd(ctx, op, t, values)
 	if err != nil {
 		return err
 	}
