@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
@@ -27,8 +28,10 @@ const (
 // post-renderer) and configures the API server's cipher suites and
 // encryption at rest, whose key Secret the sidecar made; every kubelet,
 // control plane and workers, gets its cipher suites; the cluster comes up,
-// and the control plane machine's KubeadmConfig carries it all. A later
-// etcd_encryption_enabled=false keeps encryption and its key. Bad values on
+// and the control plane machine's KubeadmConfig carries it all, with the
+// certificates' expiry KubeadmControlPlane read. A later
+// etcd_encryption_enabled=false keeps encryption and its key and replaces
+// no control plane machine. Bad values on
 // a new cluster are refused, naming each label and value, with nothing
 // written.
 func TestAPIServerEndpointAndSecurity(t *testing.T) {
@@ -62,7 +65,7 @@ func TestAPIServerEndpointAndSecurity(t *testing.T) {
 		"spec.template.spec.joinConfiguration.nodeRegistration.kubeletExtraArgs.tls-cipher-suites": testKubeletSuite,
 	})
 	c.waitFor(t, "CREATE_COMPLETE", 4*time.Minute)
-	expectControlPlaneKubeadmConfig(t, ns, stackID)
+	config := expectControlPlaneKubeadmConfig(t, ns, stackID)
 
 	// Encryption stays on when the labels turn it off, with the same key.
 	c.spec.Cluster.Labels["etcd_encryption_enabled"] = "false"
@@ -79,6 +82,9 @@ func TestAPIServerEndpointAndSecurity(t *testing.T) {
 		t.Error("the etcd encryption key changed")
 	}
 	c.waitFor(t, "UPDATE_COMPLETE", 4*time.Minute)
+	if again := expectControlPlaneKubeadmConfig(t, ns, stackID); again != config {
+		t.Errorf("the update replaced the control plane (KubeadmConfig %s, was %s)", again, config)
+	}
 
 	expectAPIServerRefusals(t)
 	c.remove(t, driver)
@@ -109,22 +115,35 @@ func expectControlPlaneSecurity(t *testing.T, kcp *unstructured.Unstructured) {
 }
 
 // expectControlPlaneKubeadmConfig: the kubeadm bootstrap provider's
-// KubeadmConfig of the control plane machine carries the settings.
-func expectControlPlaneKubeadmConfig(t *testing.T, ns, stackID string) {
+// KubeadmConfig of the control plane machine carries the settings, and
+// KubeadmControlPlane records its certificates' expiry there, far enough
+// ahead that the renewal replaces nothing yet. It returns the config's name.
+func expectControlPlaneKubeadmConfig(t *testing.T, ns, stackID string) string {
 	t.Helper()
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(schema.GroupVersionKind{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmConfigList"})
-	if err := stack.Env.Client.List(context.Background(), list, client.InNamespace(ns),
-		client.MatchingLabels{"cluster.x-k8s.io/cluster-name": stackID, "cluster.x-k8s.io/control-plane": ""}); err != nil {
-		t.Fatal(err)
+	var cfg *unstructured.Unstructured
+	var expiry string
+	_ = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(schema.GroupVersionKind{Group: "bootstrap.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmConfigList"})
+		if err := stack.Env.Client.List(ctx, list, client.InNamespace(ns),
+			client.MatchingLabels{"cluster.x-k8s.io/cluster-name": stackID, "cluster.x-k8s.io/control-plane": ""}); err != nil || len(list.Items) != 1 {
+			return false, nil
+		}
+		cfg = &list.Items[0]
+		expiry = cfg.GetAnnotations()["machine.cluster.x-k8s.io/certificates-expiry"]
+		return expiry != "", nil
+	})
+	if cfg == nil {
+		t.Fatal("no single KubeadmConfig of the control plane")
 	}
-	if len(list.Items) == 0 {
-		t.Fatal("no KubeadmConfig of the control plane")
-	}
-	expectFields(t, &list.Items[0], map[string]any{
+	expectFields(t, cfg, map[string]any{
 		"spec.clusterConfiguration.apiServer.extraArgs.tls-cipher-suites":            testCipherSuites,
 		"spec.initConfiguration.nodeRegistration.kubeletExtraArgs.tls-cipher-suites": testKubeletSuite,
 	})
+	if at, err := time.Parse(time.RFC3339, expiry); err != nil || time.Until(at) < 30*24*time.Hour {
+		t.Errorf("control plane certificates expire at %q (%v), want a time more than 30 days ahead", expiry, err)
+	}
+	return cfg.GetName()
 }
 
 // expectAPIServerRefusals: a new cluster with bad values is refused with
