@@ -70,7 +70,7 @@ var apiServerLabelSpecs = []labelSpec{
 	{
 		Name: "control_plane_certificates_expiry_days", Group: groupAPIServer, Type: certificatesExpiryDaysType,
 		Default: "21",
-		Keys:    []string{postRendered("KubeadmControlPlane", "spec.rolloutBefore.certificatesExpiryDays")},
+		Keys:    []string{postRendered("KubeadmControlPlane", "spec.rolloutBefore.certificatesExpiryDays (v1beta2: spec.rollout.before.certificatesExpiryDays)")},
 		Doc: "Replace control plane machines when their certificates expire within this many days, so a cluster " +
 			"nobody upgrades keeps a working control plane (kubeadm's certificates last a year). 0 turns it off. " +
 			"The chart's next release calls it `controlPlane.certificatesExpiryDays`.",
@@ -190,12 +190,13 @@ var ipv4Type = valueType{
 }
 
 // SpecPatch is a setting chart 0.27 has no value for: Spec is merged into
-// the spec of every object of Kind in API group Group the release renders
-// (maps key by key, anything else replaced), by the sidecar's Helm
-// post-renderer, so it is part of every revision.
+// the spec of every object of Kind in API group Group (and API version
+// Version, when not empty) the release renders (maps key by key, anything
+// else replaced), by the sidecar's Helm post-renderer, so it is part of
+// every revision.
 type SpecPatch struct {
-	Group, Kind string
-	Spec        map[string]any
+	Group, Version, Kind string
+	Spec                 map[string]any
 }
 
 const (
@@ -273,8 +274,12 @@ func (b *builder) controlPlaneSecurity() {
 		put(b.values, joined, "nodeGroupDefaults", "kubeadmConfigSpec", "joinConfiguration", "nodeRegistration", "kubeletExtraArgs", "tls-cipher-suites")
 	}
 	if days, _ := b.labels.integer("control_plane_certificates_expiry_days"); days > 0 {
-		b.specPatches = append(b.specPatches, SpecPatch{Group: controlPlaneGroup, Kind: "KubeadmControlPlane",
-			Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": days}}})
+		// v1beta2 moved the field; a chart rendering v1beta2 gets it there.
+		b.specPatches = append(b.specPatches,
+			SpecPatch{Group: controlPlaneGroup, Version: "v1beta1", Kind: "KubeadmControlPlane",
+				Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": days}}},
+			SpecPatch{Group: controlPlaneGroup, Version: "v1beta2", Kind: "KubeadmControlPlane",
+				Spec: map[string]any{"rollout": map[string]any{"before": map[string]any{"certificatesExpiryDays": days}}}})
 	}
 	if b.labels.boolean("etcd_encryption_enabled") {
 		put(b.values, true, "etcd", "encryption", "enabled")

@@ -45,8 +45,10 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 			wantPatches: []SpecPatch{
 				{Group: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackCluster",
 					Spec: map[string]any{"apiServerLoadBalancer": map[string]any{"flavor": "amphora-ha", "availabilityZone": "az-2"}}},
-				{Group: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane",
+				{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmControlPlane",
 					Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": 30}}},
+				{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane",
+					Spec: map[string]any{"rollout": map[string]any{"before": map[string]any{"certificatesExpiryDays": 30}}}},
 			},
 		},
 		{
@@ -58,15 +60,19 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 			labels: map[string]string{"api_server_tls_cipher_suites": "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
 				"kubelet_tls_cipher_suites": "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "audit_log_enabled": "true"},
 			wantValues: map[string]any{
-				"controlPlane.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs.tls-cipher-suites":                "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-				"controlPlane.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs.audit-log-maxage":                 "30",
-				"controlPlane.kubeadmConfigSpec.initConfiguration.nodeRegistration.kubeletExtraArgs.tls-cipher-suites":     "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+				"controlPlane.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs.tls-cipher-suites":                 "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+				"controlPlane.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs.audit-log-maxage":                  "30",
+				"controlPlane.kubeadmConfigSpec.initConfiguration.nodeRegistration.kubeletExtraArgs.tls-cipher-suites":      "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
 				"nodeGroupDefaults.kubeadmConfigSpec.joinConfiguration.nodeRegistration.kubeletExtraArgs.tls-cipher-suites": "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
 			},
 		},
 	}
-	defaultRenewal := SpecPatch{Group: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane",
-		Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": 21}}}
+	defaultRenewal := []SpecPatch{
+		{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmControlPlane",
+			Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": 21}}},
+		{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane",
+			Spec: map[string]any{"rollout": map[string]any{"before": map[string]any{"certificatesExpiryDays": 21}}}},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := minimalInput(t)
@@ -91,7 +97,7 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 			}
 			want := tt.wantPatches
 			if want == nil && tt.labels["control_plane_certificates_expiry_days"] == "" {
-				want = []SpecPatch{defaultRenewal}
+				want = defaultRenewal
 			}
 			if !reflect.DeepEqual(res.SpecPatches, want) {
 				t.Errorf("spec patches %v, want %v", res.SpecPatches, want)
@@ -101,7 +107,9 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 }
 
 func TestKeepEtcdEncryption(t *testing.T) {
-	on := func() map[string]any { return map[string]any{"etcd": map[string]any{"encryption": map[string]any{"enabled": true}}} }
+	on := func() map[string]any {
+		return map[string]any{"etcd": map[string]any{"encryption": map[string]any{"enabled": true}}}
+	}
 	tests := []struct {
 		name             string
 		deployed, values map[string]any

@@ -240,7 +240,7 @@ func patchChanges(base, got []SpecPatch) []string {
 	var out []string
 	for _, p := range got {
 		if !seen[fmt.Sprint(p)] {
-			out = append(out, fmt.Sprintf("post-render %s %s spec: %s", p.Group, p.Kind, compact(p.Spec)))
+			out = append(out, fmt.Sprintf("post-render %s/%s %s spec: %s", p.Group, p.Version, p.Kind, compact(p.Spec)))
 		}
 	}
 	return out

@@ -57,7 +57,7 @@ func (s *Service) render(ctx context.Context, actor openstack.Caller, spec Spec)
 func specPatches(in []helmvalues.SpecPatch) []release.SpecPatch {
 	out := make([]release.SpecPatch, len(in))
 	for i, p := range in {
-		out[i] = release.SpecPatch{Group: p.Group, Kind: p.Kind, Spec: p.Spec}
+		out[i] = release.SpecPatch{Group: p.Group, Version: p.Version, Kind: p.Kind, Spec: p.Spec}
 	}
 	return out
 }

@@ -7,21 +7,22 @@ import (
 )
 
 // SpecPatch is a setting the chart has no value for: Spec is merged into
-// the spec of every rendered object of Kind in API group Group, whatever
-// its version (maps key by key; anything else, lists included, replaced).
+// the spec of every rendered object of Kind in API group Group and, when
+// Version is not empty, of that API version (maps key by key; anything
+// else, lists included, replaced).
 // The post-renderer writes it, so it is part of every revision the release
 // gets and Helm's three-way merge takes it away again when a later revision
 // has no such patch.
 type SpecPatch struct {
-	Group, Kind string
-	Spec        map[string]any
+	Group, Version, Kind string
+	Spec                 map[string]any
 }
 
 // patchSpec merges the patches of obj's group and kind into its spec.
 func patchSpec(obj *unstructured.Unstructured, patches []SpecPatch) {
 	gvk := obj.GroupVersionKind()
 	for _, p := range patches {
-		if p.Group != gvk.Group || p.Kind != gvk.Kind || len(p.Spec) == 0 {
+		if p.Group != gvk.Group || p.Kind != gvk.Kind || (p.Version != "" && p.Version != gvk.Version) || len(p.Spec) == 0 {
 			continue
 		}
 		spec, _ := obj.Object["spec"].(map[string]any)

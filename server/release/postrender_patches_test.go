@@ -12,8 +12,10 @@ import (
 func TestPatchSpec(t *testing.T) {
 	lb := SpecPatch{Group: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackCluster",
 		Spec: map[string]any{"apiServerLoadBalancer": map[string]any{"flavor": "amphora-ha", "availabilityZone": "az-1"}}}
-	renewal := SpecPatch{Group: "controlplane.cluster.x-k8s.io", Kind: "KubeadmControlPlane",
+	renewal := SpecPatch{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmControlPlane",
 		Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": 21}}}
+	renewalV1beta2 := SpecPatch{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane",
+		Spec: map[string]any{"rollout": map[string]any{"before": map[string]any{"certificatesExpiryDays": 21}}}}
 	tests := []struct {
 		name   string
 		object string
@@ -31,9 +33,14 @@ func TestPatchSpec(t *testing.T) {
 			want:   `{"replicas": 3, "rolloutBefore": {"certificatesExpiryDays": 21}}`,
 		},
 		{
-			name:   "any version of the group",
+			name:   "the patch of the object's version",
 			object: `{"apiVersion": "controlplane.cluster.x-k8s.io/v1beta2", "kind": "KubeadmControlPlane"}`,
-			want:   `{"rolloutBefore": {"certificatesExpiryDays": 21}}`,
+			want:   `{"rollout": {"before": {"certificatesExpiryDays": 21}}}`,
+		},
+		{
+			name:   "a patch without a version: any version",
+			object: `{"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "OpenStackCluster"}`,
+			want:   `{"apiServerLoadBalancer": {"flavor": "amphora-ha", "availabilityZone": "az-1"}}`,
 		},
 		{
 			name:   "another kind is left alone",
@@ -56,7 +63,7 @@ func TestPatchSpec(t *testing.T) {
 				t.Fatal(err)
 			}
 			u := &unstructured.Unstructured{Object: obj}
-			patchSpec(u, []SpecPatch{lb, renewal})
+			patchSpec(u, []SpecPatch{lb, renewal, renewalV1beta2})
 			if got, _ := u.Object["spec"].(map[string]any); !reflect.DeepEqual(normalize(t, got), want) {
 				t.Errorf("spec = %v, want %v", got, want)
 			}
