@@ -142,7 +142,8 @@ func lookupPath(values map[string]any, group any, path string) any {
 // cloud-provider; the control plane template merges the whole
 // kubeadmConfigSpec, so kubelet reads every allowed flag.
 func init() {
-	for _, flag := range kubeletFlagNames() {
+	// kubelet_tls_cipher_suites (apiserver.go) writes one more flag there.
+	for _, flag := range append(kubeletFlagNames(), "tls-cipher-suites") {
 		for _, config := range []string{"initConfiguration", "joinConfiguration"} {
 			strictSchemaGaps["/controlPlane/kubeadmConfigSpec/"+config+"/nodeRegistration/kubeletExtraArgs/"+flag] =
 				"the control plane template merges the whole kubeadmConfigSpec; the schema knows only the defaults' cloud-provider"

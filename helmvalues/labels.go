@@ -1,6 +1,7 @@
 package helmvalues
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -54,7 +55,10 @@ const (
 )
 
 // labelSpecs is the label registry, in documentation order.
-var labelSpecs = []labelSpec{
+var labelSpecs = slices.Concat(coreLabelSpecs, apiServerLabelSpecs)
+
+// coreLabelSpecs are the registry's first groups.
+var coreLabelSpecs = []labelSpec{
 	{
 		Name: "capi_helm_chart_version", Group: groupCluster, Type: semverType, Scope: scopeTemplate,
 		DefaultDoc: "sidecar option `chart.version` (" + ChartVersion + ")",
@@ -603,11 +607,6 @@ var ignoredLabels = map[string]string{
 	"csi_liveness_probe_tag":           "addon versions are pinned by the chart version",
 	"hw_disk_bus":                      "set hw_disk_bus as an image property",
 	"different_failure_domain":         "use availability_zone and control_plane_availability_zones",
-	"api_server_tls_cipher_suites":     "component TLS settings are not exposed as labels",
-	"kubelet_tls_cipher_suites":        "component TLS settings are not exposed as labels",
-	"api_server_floating_ip":           "a fixed API floating IP is not supported",
-	"api_server_lb_flavor":             "the chart does not expose the load balancer flavor",
-	"api_server_lb_availability_zone":  "the chart does not expose the load balancer availability zone",
 }
 
 // labelRegistry and labelAliases index labelSpecs.

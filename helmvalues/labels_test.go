@@ -202,6 +202,7 @@ func TestLabelGolden(t *testing.T) {
 			for _, c := range DiffValues(baseline.Values, res.Values) {
 				ex.Changes = append(ex.Changes, c.String())
 			}
+			ex.Changes = append(ex.Changes, patchChanges(baseline.SpecPatches, res.SpecPatches)...)
 		}
 		return ex
 	}
@@ -244,6 +245,21 @@ func TestLabelGolden(t *testing.T) {
 
 // isNoOp reports an example that asks for what happens anyway: the default,
 // or a zero (boot_volume_size 0 is the flavor's disk, as when unset).
+// patchChanges lists the post-renderer's patches in got that base has not.
+func patchChanges(base, got []SpecPatch) []string {
+	seen := map[string]bool{}
+	for _, p := range base {
+		seen[fmt.Sprint(p)] = true
+	}
+	var out []string
+	for _, p := range got {
+		if !seen[fmt.Sprint(p)] {
+			out = append(out, fmt.Sprintf("post-render %s/%s %s spec: %s", p.Group, p.Version, p.Kind, compact(p.Spec)))
+		}
+	}
+	return out
+}
+
 func isNoOp(spec *labelSpec, raw string) bool {
 	value, _ := parseLabelValue(spec, raw)
 	if spec.Default != "" {

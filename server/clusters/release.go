@@ -14,7 +14,7 @@ import (
 // renders them again, so they survive every later upgrade.
 func (op *operation) target() release.Target {
 	return release.Target{Getter: op.mc.Kube.HelmGetter(op.ns), Namespace: op.ns, Labels: clusterLabels(op.spec),
-		MachineAnnotations: op.values.machineAnnotations, History: op.history, BeforeWrite: op.beforeWrite, Wrote: op.wrote}
+		MachineAnnotations: op.values.machineAnnotations, SpecPatches: op.values.specPatches, History: op.history, BeforeWrite: op.beforeWrite, Wrote: op.wrote}
 }
 
 // deployedRelease is the cluster's deployed release, nil when there is
@@ -55,6 +55,9 @@ func (s *Service) deployRelease(ctx context.Context, op *operation, values map[s
 			carryMachineMetadata(prev.Values, values, caRotationKey)
 			helmvalues.KeepDeployedContainerdVolumes(prev.Values, values)
 		}
+	}
+	if err := s.etcdEncryption(ctx, op, values); err != nil {
+		return err
 	}
 	values, err := s.adoptValues(ctx, t, op.stackID(), prev, op.chart, values, carry)
 	if err != nil {

@@ -69,6 +69,10 @@ type Target struct {
 	// the chart has no value for, such as the cluster autoscaler's capacity
 	// annotations. Deploy renders them into every revision.
 	MachineAnnotations map[string]map[string]string
+	// SpecPatches are merged into the spec of the objects they name:
+	// settings the chart has no value for. Deploy renders them into every
+	// revision.
+	SpecPatches []SpecPatch
 	// History, when set, is shared by the actions on the release that use
 	// this Target: set it only while holding the cluster's lock
 	// (records.go). Nil: each action reads the history for itself.
@@ -83,13 +87,13 @@ type Target struct {
 	Wrote func()
 }
 
-// postRenderer adds t's labels and machine annotations to the rendered
-// objects; nil when there are none.
+// postRenderer adds t's labels, machine annotations and spec patches to
+// the rendered objects; nil when there are none.
 func (t Target) postRenderer() postrender.PostRenderer {
-	if len(t.Labels) == 0 && len(t.MachineAnnotations) == 0 {
+	if len(t.Labels) == 0 && len(t.MachineAnnotations) == 0 && len(t.SpecPatches) == 0 {
 		return nil
 	}
-	return decorator{labels: t.Labels, machineAnnotations: t.MachineAnnotations}
+	return decorator{labels: t.Labels, machineAnnotations: t.MachineAnnotations, specPatches: t.SpecPatches}
 }
 
 // Release is what the driver needs to know about an installed release.
