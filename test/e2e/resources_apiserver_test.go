@@ -161,7 +161,7 @@ func expectAPIServerRefusals(t *testing.T) {
 	}
 	before := footprintOf(t, bad.owner())
 	ctx, cancel := callCtx()
-	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: bad.ctx, Spec: bad.spec, Certificates: bad.certs, CreateTimeout: 60})
+	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: bad.ctx, Spec: bad.spec, Certificates: bad.certs})
 	cancel()
 	for _, parts := range [][]string{
 		{"labels.api_server_floating_ip", "2001:db8::7", "IPv4 address"},
