@@ -69,10 +69,13 @@ var apiServerLabelSpecs = []labelSpec{
 	},
 	{
 		Name: "control_plane_certificates_expiry_days", Group: groupAPIServer, Type: certificatesExpiryDaysType,
-		Default: "21",
+		Default: "0",
 		Keys:    []string{postRendered("KubeadmControlPlane", "spec.rolloutBefore.certificatesExpiryDays (v1beta2: spec.rollout.before.certificatesExpiryDays)")},
 		Doc: "Replace control plane machines when their certificates expire within this many days, so a cluster " +
 			"nobody upgrades keeps a working control plane (kubeadm's certificates last a year). 0 turns it off. " +
+			"Off unless a template or the site (`values.labelDefaults`) sets it, for example to 21 as the VEXXHOST " +
+			"driver does: a default would change the control plane of every existing and adopted cluster at its " +
+			"next resize, which asked for nothing of the kind. " +
 			"The chart's next release calls it `controlPlane.certificatesExpiryDays`.",
 		Valid: []string{"30", "0"}, Invalid: []string{"3", "365", "soon"},
 	},

@@ -67,12 +67,6 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 			},
 		},
 	}
-	defaultRenewal := []SpecPatch{
-		{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta1", Kind: "KubeadmControlPlane",
-			Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": 21}}},
-		{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Kind: "KubeadmControlPlane",
-			Spec: map[string]any{"rollout": map[string]any{"before": map[string]any{"certificatesExpiryDays": 21}}}},
-	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := minimalInput(t)
@@ -95,12 +89,10 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 					t.Errorf("%s = %v, want %v", path, got, want)
 				}
 			}
-			want := tt.wantPatches
-			if want == nil && tt.labels["control_plane_certificates_expiry_days"] == "" {
-				want = defaultRenewal
-			}
-			if !reflect.DeepEqual(res.SpecPatches, want) {
-				t.Errorf("spec patches %v, want %v", res.SpecPatches, want)
+			// Renewal is off unless a label asks for it: nothing else
+			// patches the KubeadmControlPlane.
+			if !reflect.DeepEqual(res.SpecPatches, tt.wantPatches) {
+				t.Errorf("spec patches %v, want %v", res.SpecPatches, tt.wantPatches)
 			}
 		})
 	}
