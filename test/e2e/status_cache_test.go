@@ -55,6 +55,10 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	}
 	c.via = sc.Driver
 	argoSecret(t, c, func(*corev1.Secret) bool { return true }) // the hand-off is on: the polls below show it is then free
+	// Once more: an addon may still be taking a values source written
+	// after its install (the test bed's addon provider then upgrades it),
+	// which the status rightly shows as in progress.
+	c.waitOn(t, sc.Driver, "CREATE_COMPLETE", time.Minute)
 	counter.reset()
 	start := time.Now()
 	for i := range 100 {
