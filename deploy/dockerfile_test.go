@@ -1,6 +1,9 @@
 // Package deploy holds what operators install: the container image, the
-// Kolla-Ansible service, the systemd unit, RBAC and example configuration.
-// Its tests check those files against the code, without Docker or Ansible.
+// Kolla-Ansible service, the systemd unit, the Helm chart, RBAC and example
+// configuration. Its tests check those files against the code, build the
+// image with buildah, render Kolla-Ansible's templates with Ansible, and run
+// the sidecar as the image, the unit and the chart say against the test
+// bed (no container engine or systemd can run on the test machines).
 package deploy
 
 import (

@@ -1,10 +1,8 @@
 package deploy
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,33 +40,6 @@ func patchFiles(t *testing.T) map[string]string {
 	return files
 }
 
-// renderJinja renders a template with Jinja2 (Ansible's engine; Debian's
-// python3-jinja2 comes with python3-magnum) and Ansible's bool filter.
-// Undefined variables are errors, so the vars given are all it uses.
-func renderJinja(t *testing.T, template string, vars map[string]any) string {
-	t.Helper()
-	const script = `
-import json, sys, jinja2
-req = json.load(sys.stdin)
-env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-env.filters["bool"] = lambda v: v if isinstance(v, bool) else str(v).lower() in ("yes", "true", "1", "on")
-sys.stdout.write(env.from_string(req["template"]).render(**req["vars"]))
-`
-	in, err := json.Marshal(map[string]any{"template": template, "vars": vars})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("/usr/bin/python3", "-c", script)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("rendering with Jinja2 (/usr/bin/python3, python3-jinja2): %v\n%s", err, stderr.String())
-	}
-	return string(out)
-}
-
 // kollaVars are the Kolla-Ansible variables the templates use; cacert is
 // openstack_cacert ("" when OpenStack's certificates are publicly trusted).
 func kollaVars(cacert string) map[string]any {
@@ -93,14 +64,20 @@ func kollaVars(cacert string) map[string]any {
 	}
 }
 
-// TestKollaTemplates renders the templates the patch adds and checks them
-// against the sidecar: config.json is valid and copies every file the
+// TestKollaTemplates renders the templates the patch adds with Ansible's
+// own template module and checks them against the sidecar: config.json is valid and copies every file the
 // sidecar's configuration names, and that configuration loads with the
 // sidecar's own loader.
 func TestKollaTemplates(t *testing.T) {
+	t.Parallel()
 	files := patchFiles(t)
 	const templates = "ansible/roles/magnum/templates/"
-	for _, withCA := range []bool{false, true} {
+	// One stand-in directory and variable set without and with a CA,
+	// rendered in one Ansible run.
+	cases := []bool{false, true}
+	var dirs []string
+	var varSets []map[string]any
+	for _, withCA := range cases {
 		dir := t.TempDir()
 		for _, f := range []string{"kubeconfig", "clouds.yaml", "ca.pem"} {
 			if err := os.WriteFile(filepath.Join(dir, f), []byte("{}\n"), 0o600); err != nil {
@@ -111,7 +88,15 @@ func TestKollaTemplates(t *testing.T) {
 		if withCA {
 			cacert = filepath.Join(dir, "ca.pem")
 		}
-		vars := kollaVars(cacert)
+		dirs, varSets = append(dirs, dir), append(varSets, kollaVars(cacert))
+	}
+	renders := renderWithAnsible(t, map[string]string{
+		"config.json":      files[templates+"magnum-capi-sidecar.json.j2"],
+		"magnum-capi.yaml": files[templates+"magnum-capi.yaml.j2"],
+		"clouds.yaml":      files[templates+"magnum-capi-clouds.yaml.j2"],
+	}, varSets...)
+	for i, withCA := range cases {
+		dir, vars, rendered := dirs[i], varSets[i], renders[i]
 		var start struct {
 			Command     string `json:"command"`
 			ConfigFiles []struct {
@@ -119,7 +104,7 @@ func TestKollaTemplates(t *testing.T) {
 			} `json:"config_files"`
 			Directories []struct{ Path, Owner, Perm string } `json:"directories"`
 		}
-		if err := json.Unmarshal([]byte(renderJinja(t, files[templates+"magnum-capi-sidecar.json.j2"], vars)), &start); err != nil {
+		if err := json.Unmarshal([]byte(rendered["config.json"]), &start); err != nil {
 			t.Fatalf("config.json (CA %v) is not JSON: %v", withCA, err)
 		}
 		if start.Command != "magnum-capi serve --config /etc/magnum-capi/magnum-capi.yaml" {
@@ -133,7 +118,7 @@ func TestKollaTemplates(t *testing.T) {
 			}
 		}
 
-		sidecarYAML := renderJinja(t, files[templates+"magnum-capi.yaml.j2"], vars)
+		sidecarYAML := rendered["magnum-capi.yaml"]
 		// The files it names must be what config.json puts in place.
 		for _, path := range regexp.MustCompile(`/etc/magnum-capi/[\w.-]+`).FindAllString(sidecarYAML, -1) {
 			if !copied[path] {
@@ -173,7 +158,7 @@ func TestKollaTemplates(t *testing.T) {
 				CACert     string            `json:"cacert"`
 			} `json:"clouds"`
 		}
-		if err := yaml.UnmarshalStrict([]byte(renderJinja(t, files[templates+"magnum-capi-clouds.yaml.j2"], vars)), &clouds); err != nil {
+		if err := yaml.UnmarshalStrict([]byte(rendered["clouds.yaml"]), &clouds); err != nil {
 			t.Fatalf("clouds.yaml: %v", err)
 		}
 		c, ok := clouds.Clouds[cfg.OpenStack.Cloud]

@@ -18,6 +18,11 @@ packages=(
   # and pip/wheel for the shim's wheel as the operator guide builds it.
   magnum-common python3-pymysql mariadb-server-core mariadb-client-core rabbitmq-server
   python3-openstackclient python3-magnumclient debootstrap python3-pip python3-wheel
+  # The sidecar image built from deploy/Dockerfile's final stage without a
+  # registry (deploy/image_test.go), and systemd's tools for the unit.
+  buildah podman systemd-container
+  # Kolla-Ansible's templates rendered by Ansible's own template module.
+  ansible-core
 )
 missing=()
 for p in "${packages[@]}"; do

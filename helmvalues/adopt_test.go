@@ -213,6 +213,10 @@ func TestAdoptTranslations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			notes := translate(tt.in, tt.chart)
+			if tt.chart == "0.27.0" {
+				// What a chart from 0.27 on keeps passes its strict schema.
+				assertStrictSchema(t, tt.in)
+			}
 			if !reflect.DeepEqual(tt.in, tt.want) {
 				got, _ := yaml.Marshal(tt.in)
 				want, _ := yaml.Marshal(tt.want)
@@ -406,6 +410,7 @@ func TestAdoptStackHPCGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			assertStrictSchema(t, a.Values)
 			o := adoptOutcome{Mode: a.Mode, ChartVersion: a.ChartVersion, Notes: a.Notes, Changes: []string{}}
 			for _, c := range DiffValues(deployed, a.Values) {
 				o.Changes = append(o.Changes, c.String())

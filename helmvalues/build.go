@@ -23,6 +23,10 @@ type Result struct {
 	// the autoscaler's capacity annotations, which chart 0.27 has no value
 	// for, so the sidecar's Helm post-renderer adds them.
 	MachineAnnotations map[string]map[string]string
+	// SpecPatches are settings chart 0.27 has no value for (the API server
+	// load balancer's flavor and zone, control plane certificate renewal),
+	// which the sidecar's Helm post-renderer writes into the objects.
+	SpecPatches []SpecPatch
 }
 
 // builder carries one Build: its input, the problems and warnings found so
@@ -50,6 +54,7 @@ type builder struct {
 	proxyChecked *proxySettings // validated once, used by every kubeadm config
 
 	machineAnnotations map[string]map[string]string // see Result
+	specPatches        []SpecPatch                  // see Result
 }
 
 func (b *builder) warn(format string, args ...any) {
@@ -75,18 +80,23 @@ func Build(in Input, cfg Config) (Result, error) {
 	b.releaseName()
 	b.machineImage()
 	b.sshKey()
-	b.dockerVolumes()
 	b.networkDriver()
 	b.kubeNetwork()
 	b.clusterNetworking()
+	b.securityGroupRules()
 	b.apiServer()
+	b.apiServerEndpoint()
 	b.controlPlane()
 	b.nodeGroups()
+	b.kubeletArgs()
+	b.controlPlaneSecurity()
 	b.etcd()
 	b.auth()
 	b.addons()
+	b.addonSwitches()
 	b.storageClasses()
 	b.registries()
+	b.systemPlacement()
 
 	if err := b.p.err(); err != nil {
 		return Result{Warnings: b.warnings}, err
@@ -95,7 +105,7 @@ func Build(in Input, cfg Config) (Result, error) {
 		return Result{Warnings: b.warnings}, fmt.Errorf("internal error: template delimiters reached values at %s", path)
 	}
 	values, _ := asValuesFile(b.values).(map[string]any)
-	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, ServerGroupPolicy: b.labels.str("server_group_policies"), MachineAnnotations: b.machineAnnotations}, nil
+	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, ServerGroupPolicy: b.labels.str("server_group_policies"), MachineAnnotations: b.machineAnnotations, SpecPatches: b.specPatches}, nil
 }
 
 // chartVersion is the template's capi_helm_chart_version label, else the

@@ -6,7 +6,7 @@ import (
 )
 
 // BenchmarkBuild is the values generation of one cluster per create or
-// update (issue 9, "Render"): each golden input that renders, through
+// update: each golden input that renders, through
 // Build, as the sidecar calls it. `make bench` reports ns/op and allocs/op.
 func BenchmarkBuild(b *testing.B) {
 	for _, name := range []string{"minimal", "full", "cilium-flatcar"} {

@@ -30,6 +30,10 @@ type Config struct {
 	// CSICinderDefaultVolumeType names the Cinder volume type that backs the
 	// cluster's default StorageClass; empty means the first one Cinder lists.
 	CSICinderDefaultVolumeType string `json:"csiCinderDefaultVolumeType,omitempty"`
+	// CSICinderAllowedTopologies are the availability zones the Cinder
+	// StorageClasses are limited to (their allowedTopologies); empty means
+	// any.
+	CSICinderAllowedTopologies []string `json:"csiCinderAllowedTopologies,omitempty"`
 	// RegistryMirrors are site-wide containerd mirrors: registry host → mirror
 	// URLs (each ending in the registry API root, e.g.
 	// https://mirror.example.com/v2/docker.io).
@@ -122,6 +126,7 @@ func validateConfig(cfg Config, p *problems) {
 		}
 	}
 	validateGPUConfig(cfg, p)
+	validateCinderTopologies(cfg, p)
 	for _, name := range sortedKeys(cfg.TrustedCAs) {
 		if !isDNSLabel(name) {
 			p.config("values.trustedCAs", name, "expected a lowercase name of letters, digits and '-' (it becomes a file name)")

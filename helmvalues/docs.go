@@ -17,7 +17,8 @@ var fieldDocs = []fieldDoc{
 	{"cluster.stack_id", "release name, `cloudCredentialsSecretName` (`<stack_id>-cloud-credentials`)", "Required; generated once at create (ReleaseName), StackHPC-compatible."},
 	{"image.id (the template's image_id, resolved)", "`machineImageId`", "Required."},
 	{"image property kube_version", "`kubernetesVersion`", "Required; a leading `v` is dropped. The `kube_tag` label is not used."},
-	{"image property os_distro", "`osDistro`", "Required, lowercased; `flatcar` switches the chart to Ignition."},
+	{"image property os_distro", "`osDistro`", "Required, lowercased; `flatcar` switches the chart to Ignition; `ubuntu`, `debian`, `rocky` and any other name bootstrap with cloud-init."},
+	{"docker_volume_size of a worker node group, else of the cluster, else of the template", "`nodeGroups[].additionalBlockDevices.containerd`, `nodeGroups[].kubeadmConfigSpec.diskSetup`, `mounts`", "A Cinder volume of that many GiB per worker node (label docker_volume_type: its type), formatted ext4 and mounted on /var/lib/containerd, which holds the images and containers' writable layers; 0 or unset: none. Not for the control plane. A change rolls the node group's machines; a node group deployed without one (made before the driver mapped docker_volume_size, or adopted from the StackHPC driver, which ignores it) keeps none, so updates do not roll it."},
 	{"cluster.keypair, else cluster_template.keypair_id", "`machineSSHKeyName`", "Plain name (see above)."},
 	{"cluster_template.network_driver", "`addons.cni.type`", "`calico` or `cilium`; `flannel` (Magnum's default) or empty give the chart default, Calico, with a warning; anything else is an error."},
 	{"cluster_template.external_network_id (resolved)", "`clusterNetworking.externalNetworkId`", "The driver resolves a name; an unresolved value must be a UUID."},
@@ -38,6 +39,7 @@ var fieldDocs = []fieldDoc{
 	{"node group node_labels (Magnum ≥ 23, API 1.14)", "`nodeGroups[].nodeLabels` (the chart adds them to kubelet's `--node-labels`)", "Kubernetes label syntax; labels kubelet may not set on itself (kubernetes.io and k8s.io namespaces other than node.kubernetes.io, kubelet.kubernetes.io and the well-known keys, so also node-role.kubernetes.io) and `capi.stackhpc.com/` labels are refused. Overrides the node_labels label key by key."},
 	{"node group node_taints (Magnum ≥ 23, API 1.14)", "`nodeGroups[].kubeadmConfigSpec.joinConfiguration.nodeRegistration.taints`", "Key and value in Kubernetes label syntax, effect NoSchedule, PreferNoSchedule or NoExecute, each key and effect once. Added to the node_taints label's taints, replacing one of the same key and effect."},
 	{"Cinder volume types of the project", "`addons.openstack.csiCinder.defaultStorageClass`, `additionalStorageClasses`", "One StorageClass per type, named by the sanitized type name; the default is the sidecar option `values.csiCinderDefaultVolumeType`, else the first type listed. Types whose names are not plain names are skipped with a warning."},
+	{"sidecar option `values.csiCinderAllowedTopologies`", "`addons.openstack.csiCinder.defaultStorageClass.allowedTopologies`", "Availability zones (`topology.cinder.csi.openstack.org/zone`) the default StorageClass provisions in; chart " + ChartVersion + " cannot render them in additional StorageClasses, which stay unlimited (a warning says so)."},
 	{"cluster.project_id", "`addons.openstack.k8sKeystoneAuth.values.projectId`", "With keystone_auth_enabled."},
 	{"sidecar option `values.keystoneAuthURL`", "`addons.openstack.k8sKeystoneAuth.values.openstackAuthUrl`", "Required with keystone_auth_enabled."},
 	{"sidecar options `values.registryMirrors`, `values.keepChartRegistryMirrors`", "`registryMirrors`", "See Registry mirrors."},
@@ -48,7 +50,7 @@ var fieldDocs = []fieldDoc{
 var notMapped = []fieldDoc{
 	{"cluster_template.master_lb_enabled, cluster.master_lb_enabled", "", "The API server always has a load balancer (`apiServer.enableLoadBalancer: true`): without one the control plane cannot be resized or upgraded."},
 	{"cluster_template.floating_ip_enabled, cluster.floating_ip_enabled", "", "Not used for the API server's floating IP (use master_lb_floating_ip_enabled), as in the StackHPC driver; a warning says so when it is false. Nodes never get floating IPs."},
-	{"docker_volume_size, docker_storage_driver, volume_driver", "", "containerd uses the root disk; see boot_volume_size."},
+	{"docker_storage_driver, volume_driver", "", "containerd's storage is the image's; persistent volumes come from Cinder CSI (cinder_csi_enabled)."},
 	{"node group image_id", "", "Every machine uses the template's image, whose kube_version is the cluster's version."},
 	{"insecure_registry, registry_enabled, tls_disabled", "", "Not supported with Cluster API."},
 	{"cluster.create_timeout", "", "Not a chart value."},
@@ -154,4 +156,5 @@ func autoscalingMarkdown(p func(format string, args ...any)) {
 	p("Other resource classes (`resources:CUSTOM_*`) are not read. An extra spec in one of these forms whose count is not a whole number refuses the autoscaled node group, naming the flavor and the extra spec. ")
 	p("Every autoscaled group is annotated, not only those at minimum 0: the autoscaler reads the annotations only while a group has no node, and annotating a MachineDeployment rolls no machine (Cluster API propagates a MachineDeployment's `.annotations` to its MachineSets in place, without a rollout: [MachineDeployment controller](https://cluster-api.sigs.k8s.io/developer/core/controllers/machine-deployment)), so changing a minimum later changes nothing else. The annotations are rendered into the release rather than applied next to it with a field manager of their own: one write, no window in which a new group exists without them, every Helm revision (and `helm rollback`) has them, and Helm's three-way merge removes them when a group stops being autoscaled.\n\n")
 	p("VEXXHOST's magnum-cluster-api also writes these annotations (on the MachineDeployments of its ClusterClass topology, from the flavor, when it writes the Cluster: `magnum_cluster_api/resources.py` at commit 3890a362) but differs: memory rounded up to whole decimal gigabytes (`ceil(ram/1024)G`, 4096 MiB becomes `4G`, which is less than 4 GiB), the ephemeral disk as a bare number (`\"40\"`, which the autoscaler reads as 40 bytes), no GPU, taint or maxPods annotation, and Magnum's `min_node_count` used as given, so every autoscaled group whose minimum was left at Magnum's default 0 can be scaled to zero.\n\n")
+	systemPodsMarkdown(p)
 }

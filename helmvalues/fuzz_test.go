@@ -53,6 +53,12 @@ func FuzzLabelParsers(f *testing.F) {
 				parts = append(parts, k+"="+v[k])
 			}
 			canonical = strings.Join(parts, ",")
+		case []securityGroupRule:
+			parts := make([]string, len(v))
+			for i, r := range v {
+				parts[i] = r.String()
+			}
+			canonical = strings.Join(parts, ",")
 		case []Taint:
 			parts := make([]string, len(v))
 			for i, t := range v {

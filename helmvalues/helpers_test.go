@@ -126,3 +126,21 @@ func readConfig(t testing.TB, inputPath string) Config {
 func minimalInput(t testing.TB) Input {
 	return readInput(t, filepath.Join("testdata", "build", "minimal.json"))
 }
+
+// buildChecked builds in: when refusals are expected it checks the error
+// names them and returns false; otherwise it fails on any error and checks
+// the values against the chart's keys and CAPI's kubeadm schema.
+func buildChecked(t *testing.T, in Input, cfg Config, refusals []string) (Result, bool) {
+	t.Helper()
+	res, err := Build(in, cfg)
+	if refusals != nil {
+		assertErrorNames(t, err, refusals)
+		return res, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertChartKeys(t, res.Values)
+	assertKubeadmSchema(t, res.Values)
+	return res, true
+}

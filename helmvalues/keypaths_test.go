@@ -45,6 +45,19 @@ var passThrough = map[string]string{
 	"addons.openstack.cloudConfig":                                     "sections and keys of OCCM's cloud.conf (openstack/cloud-config.yaml renders any)",
 	"addons.openstack.k8sKeystoneAuth.values":                          "values of the k8s-keystone-auth chart",
 	"addons.openstack.csiCinder.defaultStorageClass.allowedTopologies": "StorageClass allowedTopologies",
+	"nodeGroups[].additionalBlockDevices":                              "block device name → device (commented example of controlPlane.additionalBlockDevices)",
+	"clusterNetworking.workerNodesSecurityGroupRules":                  "CAPO SecurityGroupRuleSpec list",
+	"addons.cni.cilium.release.values":                                 "values of the cilium chart",
+	"addons.openstack.csiManila.defaultStorageClass.parameters":        "StorageClass parameters of the Manila CSI driver",
+	// The addons' own charts' values, where placement.go places system pods.
+	"addons.metricsServer.release.values":                  "values of the metrics-server chart",
+	"addons.ingress.nginx.release.values":                  "values of the ingress-nginx chart",
+	"addons.ingress.traefik.release.values":                "values of the traefik chart",
+	"addons.monitoring.kubePrometheusStack.release.values": "values of the kube-prometheus-stack chart",
+	"addons.monitoring.lokiStack.release.values":           "values of the loki-stack chart",
+	"addons.monitoring.blackboxExporter.release.values":    "values of the prometheus-blackbox-exporter chart",
+	"addons.openstack.csiManila.values":                    "values of the openstack-manila-csi chart",
+	"addons.csi.cephfs.release.values":                     "values of the ceph-csi-cephfs chart",
 }
 
 var (

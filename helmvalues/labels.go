@@ -1,6 +1,7 @@
 package helmvalues
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -54,7 +55,10 @@ const (
 )
 
 // labelSpecs is the label registry, in documentation order.
-var labelSpecs = []labelSpec{
+var labelSpecs = slices.Concat(coreLabelSpecs, apiServerLabelSpecs)
+
+// coreLabelSpecs are the registry's first groups.
+var coreLabelSpecs = []labelSpec{
 	{
 		Name: "capi_helm_chart_version", Group: groupCluster, Type: semverType, Scope: scopeTemplate,
 		DefaultDoc: "sidecar option `chart.version` (" + ChartVersion + ")",
@@ -265,6 +269,27 @@ var labelSpecs = []labelSpec{
 			"`<prefix><image>` layout.",
 		Valid: []string{"registry.example.com:5000/magnum/", "mirror.example.com"}, Invalid: []string{"https://registry.example.com", "Registry.Example.com"},
 	},
+	{
+		Name: "extra_security_group_rules", Group: groupNetwork, Type: securityGroupRulesType,
+		Keys: []string{"clusterNetworking.workerNodesSecurityGroupRules"},
+		Doc: "Extra ingress rules for worker nodes, added to the security group Cluster API manages for them: " +
+			"`protocol:ports:cidr` items, e.g. `tcp:30000-32767:0.0.0.0/0` opens the NodePorts to the world, " +
+			"`udp:53:10.0.0.0/8` one port to a network, `icmp::192.168.0.0/16` ICMP. Only ingress from a network is " +
+			"possible (no egress, no remote security groups); rules are named `extra <protocol> <ports> from <cidr>`. " +
+			"The control plane gets none: chart " + ChartVersion + " fails to render control plane rules. Changing the " +
+			"label updates the rules in place.",
+		Valid:   []string{"tcp:30000-32767:0.0.0.0/0,udp:53:10.0.0.0/8", "icmp::192.168.0.0/16", "tcp:443:2001:db8::/32"},
+		Invalid: []string{"tcp:0:0.0.0.0/0", "tcp:443", "gre::10.0.0.0/8", "tcp:80-70:10.0.0.0/8", "icmp:8:10.0.0.0/8", "tcp:22:10.0.0.1/8"},
+	},
+	{
+		Name: "cilium_hubble_ui_enabled", Group: groupNetwork, Type: boolType, Default: "false",
+		Keys: []string{"addons.cni.cilium.release.values.hubble.enabled", "addons.cni.cilium.release.values.hubble.relay.enabled",
+			"addons.cni.cilium.release.values.hubble.ui.enabled"},
+		Doc: "Turn on Cilium's Hubble with its relay and UI (VEXXHOST's label), when the CNI is Cilium; with Calico it " +
+			"gives a warning and has no effect. The UI is a Service inside the cluster (`kubectl -n kube-system " +
+			"port-forward svc/hubble-ui 12000:80`).",
+		Valid: []string{"true", "off"}, Invalid: []string{"ui"},
+	},
 
 	{
 		Name: "availability_zone", Group: groupMachines, Type: chartNameType, Scope: scopeNodeGroup,
@@ -299,6 +324,13 @@ var labelSpecs = []labelSpec{
 		Keys:  []string{"controlPlane.machineRootVolume.availabilityZone", "nodeGroupDefaults.machineRootVolume.availabilityZone", "nodeGroups[].machineRootVolume.availabilityZone"},
 		Doc:   "Cinder availability zone of boot volumes; by default the machine's zone.",
 		Valid: []string{"nova"}, Invalid: []string{"true"},
+	},
+	{
+		Name: "docker_volume_type", Group: groupMachines, Type: chartNameType, Scope: scopeNodeGroup,
+		Keys: []string{"nodeGroups[].additionalBlockDevices.containerd.volumeType"},
+		Doc: "Cinder volume type of the containerd volume of worker nodes (Magnum's docker_volume_size field; see " +
+			"\"Magnum fields\" below). Must be one of the project's volume types when the sidecar lists them.",
+		Valid: []string{"ssd"}, Invalid: []string{"[ssd]", "no"},
 	},
 	{
 		Name: "server_group_id", Group: groupMachines, Type: idType, Scope: scopeNodeGroup,
@@ -350,6 +382,27 @@ var labelSpecs = []labelSpec{
 			"replaces the label's taint of the same key and effect. Not applied to the control plane.",
 		Valid:   []string{"dedicated=gpu:NoSchedule", "spot:PreferNoSchedule,example.com/maintenance=yes:NoExecute"},
 		Invalid: []string{"dedicated=gpu", "dedicated=gpu:Never", "a b:NoSchedule", "x:NoSchedule,x=y:NoSchedule"},
+	},
+	{
+		Name: "kubelet_extra_args", Group: groupMachines, Type: kubeletArgsType, Scope: scopeNodeGroup,
+		Keys: []string{"controlPlane.kubeadmConfigSpec.initConfiguration.nodeRegistration.kubeletExtraArgs",
+			"controlPlane.kubeadmConfigSpec.joinConfiguration.nodeRegistration.kubeletExtraArgs",
+			"nodeGroupDefaults.kubeadmConfigSpec.joinConfiguration.nodeRegistration.kubeletExtraArgs",
+			"nodeGroups[].kubeadmConfigSpec.joinConfiguration.nodeRegistration.kubeletExtraArgs"},
+		Doc: "Kubelet flags, from an allowlist of flags safe for a cluster's owner to set, each value checked: " +
+			"`flag=value` items separated by commas (give several with repeated `--labels kubelet_extra_args=...`, " +
+			"which magnumclient joins with commas). A flag whose value is a list or map takes the items after it, " +
+			"e.g. `kube-reserved=cpu=200m,memory=1Gi,eviction-hard=memory.available<500Mi,nodefs.available<10%`. " +
+			"The cluster's label applies to the control plane and every worker node group; a node group's own " +
+			"label overrides it flag by flag for that group. Any other flag is refused, naming it, and so are " +
+			"combinations kubelet will not start with (image-gc-low-threshold not below image-gc-high-threshold, " +
+			"an eviction-soft signal without an eviction-soft-grace-period, max-parallel-image-pulls above 1 " +
+			"without serialize-image-pulls=false, cpu-manager-policy=static without reserved cpu). A change rolls " +
+			"the node group's machines. The allowed flags:\n\n" + kubeletFlagsDoc(),
+		Valid: []string{"max-pods=200", "--max-pods=150,kube-reserved=cpu=200m,memory=1Gi,eviction-hard=memory.available<500Mi,nodefs.available<10%",
+			"eviction-soft=memory.available<1Gi,eviction-soft-grace-period=memory.available=1m30s,container-log-max-size=50Mi,container-log-max-files=3"},
+		Invalid: []string{"max-pods=5000", "feature-gates=AllAlpha=true", "root-dir=/tmp", "kube-reserved=gpu=1",
+			"eviction-hard=memory.free<1Gi", "max-pods", "max-pods=10,max-pods=20", "serialize-image-pulls=yes"},
 	},
 	{
 		Name: "etcd_blockdevice_size", Group: groupMachines, Type: intType(0, 16384), Default: "0",
@@ -468,6 +521,27 @@ var labelSpecs = []labelSpec{
 		Doc:   "Manila share type of the `csi-manila` StorageClass (with manila_csi_enabled).",
 		Valid: []string{"cephfsnative1"}, Invalid: []string{"a, b"},
 	},
+	{
+		Name: "manila_csi_share_network_id", Group: groupAddons, Type: idType,
+		Keys: []string{"addons.openstack.csiManila.defaultStorageClass.parameters.shareNetworkID"},
+		Doc: "Manila share network of the `csi-manila` StorageClass (with manila_csi_enabled; VEXXHOST's label), for " +
+			"share types that create share servers (driver_handles_share_servers). Chart " + ChartVersion + " installs " +
+			"the CephFS node plugin only, so shares are mounted as CephFS.",
+		Valid: []string{"0b3c1c9e-5f1a-4d2b-8c7e-3a9f6e2d1b40"}, Invalid: []string{"share net"},
+	},
+	{
+		Name: "nvidia_gpu_operator_enabled", Group: groupAddons, Type: boolType, DefaultDoc: "chart default `true`",
+		Keys: []string{"addons.nvidiaGPUOperator.enabled"},
+		Doc: "Install NVIDIA's GPU operator, which runs its drivers and device plugin only on nodes with an NVIDIA " +
+			"GPU (node feature discovery finds them). `false` leaves it out, e.g. in a template for clusters without GPUs.",
+		Valid: []string{"false"}, Invalid: []string{"nvidia"},
+	},
+	{
+		Name: "amd_gpu_operator_enabled", Group: groupAddons, Type: boolType, DefaultDoc: "chart default `false`",
+		Keys:  []string{"addons.amdGPUOperator.enabled"},
+		Doc:   "Install AMD's GPU operator for nodes with AMD GPUs.",
+		Valid: []string{"true"}, Invalid: []string{"rocm"},
+	},
 }
 
 // ignoredLabels are well-known labels of Magnum's Heat driver, the StackHPC
@@ -490,7 +564,6 @@ var ignoredLabels = map[string]string{
 	"cgroup_driver":                    "kubeadm and the image decide the cgroup driver",
 	"use_podman":                       "the chart does not use podman",
 	"selinux_mode":                     "the image decides SELinux settings",
-	"docker_volume_type":               "docker_volume_size is not used; see boot_volume_size",
 	"etcd_tag":                         "kubeadm runs the etcd matching the Kubernetes version",
 	"coredns_tag":                      "kubeadm runs the CoreDNS matching the Kubernetes version",
 	"flannel_tag":                      "flannel is not available; the CNI is Calico or Cilium",
@@ -507,7 +580,7 @@ var ignoredLabels = map[string]string{
 	"k8s_keystone_auth_tag":            "addon versions are pinned by the chart version",
 	"heat_container_agent_tag":         "there is no Heat stack",
 	"hyperkube_prefix":                 "kubeadm clusters do not use hyperkube",
-	"kubelet_options":                  "free-form component flags are not supported",
+	"kubelet_options":                  "free-form component flags are not supported; see kubelet_extra_args",
 	"kubeapi_options":                  "free-form component flags are not supported",
 	"kubecontroller_options":           "free-form component flags are not supported",
 	"kubescheduler_options":            "free-form component flags are not supported",
@@ -534,13 +607,6 @@ var ignoredLabels = map[string]string{
 	"csi_liveness_probe_tag":           "addon versions are pinned by the chart version",
 	"hw_disk_bus":                      "set hw_disk_bus as an image property",
 	"different_failure_domain":         "use availability_zone and control_plane_availability_zones",
-	"cilium_hubble_ui_enabled":         "Cilium settings are not exposed as labels",
-	"api_server_tls_cipher_suites":     "component TLS settings are not exposed as labels",
-	"kubelet_tls_cipher_suites":        "component TLS settings are not exposed as labels",
-	"manila_csi_share_network_id":      "not supported by the chart's Manila StorageClass",
-	"api_server_floating_ip":           "a fixed API floating IP is not supported",
-	"api_server_lb_flavor":             "the chart does not expose the load balancer flavor",
-	"api_server_lb_availability_zone":  "the chart does not expose the load balancer availability zone",
 }
 
 // labelRegistry and labelAliases index labelSpecs.

@@ -127,6 +127,8 @@ var labelCompanions = map[string]map[string]string{
 	"etcd_blockdevice_volume_az":    {"etcd_blockdevice_size": "10"},
 	"manila_csi_share_type":         {"manila_csi_enabled": "true"},
 	"cilium_ipv4pool":               {},
+	"manila_csi_share_network_id":   {"manila_csi_enabled": "true"},
+	"cilium_hubble_ui_enabled":      {"capi_network_driver": "cilium"},
 }
 
 // labelExample is one line of a label's golden file.
@@ -136,6 +138,40 @@ type labelExample struct {
 	Changes  []string `json:"changes,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
+}
+
+// exampleInput is the minimal cluster with one example of a label set where
+// it is given ("template", "node group", or "" for the cluster), beside the
+// companions the label needs.
+func exampleInput(t testing.TB, spec *labelSpec, value, where string) Input {
+	in := minimalInput(t)
+	if spec.Name == "boot_volume_type" || spec.Name == "etcd_blockdevice_volume_type" {
+		in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000002", Name: value})
+	}
+	if spec.Name == "docker_volume_type" {
+		size := 40
+		in.Cluster.DockerVolumeSize = &size
+		in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000003", Name: value})
+	}
+	if spec.Name == "cilium_ipv4pool" {
+		in.ClusterTemplate.NetworkDriver = "cilium"
+	}
+	labels := map[string]string{}
+	for k, v := range labelCompanions[spec.Name] {
+		labels[k] = v
+	}
+	switch where {
+	case "template":
+		in.ClusterTemplate.Labels = map[string]string{spec.Name: value}
+		in.Cluster.Labels = labels
+	case "node group":
+		in.Cluster.Labels = labels
+		in.NodeGroups[1].Labels = map[string]string{spec.Name: value}
+	default:
+		labels[spec.Name] = value
+		in.Cluster.Labels = labels
+	}
+	return in
 }
 
 // TestLabelGolden records, for every label and every valid and invalid
@@ -153,29 +189,7 @@ func TestLabelGolden(t *testing.T) {
 		baseWarnings[w] = true
 	}
 	run := func(spec *labelSpec, value, where string) labelExample {
-		in := minimalInput(t)
-		if spec.Name == "boot_volume_type" || spec.Name == "etcd_blockdevice_volume_type" {
-			in.VolumeTypes = append(in.VolumeTypes, VolumeType{ID: "c1d2e3f4-0000-4000-8000-000000000002", Name: value})
-		}
-		if spec.Name == "cilium_ipv4pool" {
-			in.ClusterTemplate.NetworkDriver = "cilium"
-		}
-		labels := map[string]string{}
-		for k, v := range labelCompanions[spec.Name] {
-			labels[k] = v
-		}
-		switch where {
-		case "template":
-			in.ClusterTemplate.Labels = map[string]string{spec.Name: value}
-			in.Cluster.Labels = labels
-		case "node group":
-			in.Cluster.Labels = labels
-			in.NodeGroups[1].Labels = map[string]string{spec.Name: value}
-		default:
-			labels[spec.Name] = value
-			in.Cluster.Labels = labels
-		}
-		res, err := Build(in, cfg)
+		res, err := Build(exampleInput(t, spec, value, where), cfg)
 		ex := labelExample{Value: value, Where: where, Errors: splitErrors(err)}
 		for _, w := range res.Warnings {
 			if !baseWarnings[w] {
@@ -188,6 +202,7 @@ func TestLabelGolden(t *testing.T) {
 			for _, c := range DiffValues(baseline.Values, res.Values) {
 				ex.Changes = append(ex.Changes, c.String())
 			}
+			ex.Changes = append(ex.Changes, patchChanges(baseline.SpecPatches, res.SpecPatches)...)
 		}
 		return ex
 	}
@@ -230,6 +245,21 @@ func TestLabelGolden(t *testing.T) {
 
 // isNoOp reports an example that asks for what happens anyway: the default,
 // or a zero (boot_volume_size 0 is the flavor's disk, as when unset).
+// patchChanges lists the post-renderer's patches in got that base has not.
+func patchChanges(base, got []SpecPatch) []string {
+	seen := map[string]bool{}
+	for _, p := range base {
+		seen[fmt.Sprint(p)] = true
+	}
+	var out []string
+	for _, p := range got {
+		if !seen[fmt.Sprint(p)] {
+			out = append(out, fmt.Sprintf("post-render %s/%s %s spec: %s", p.Group, p.Version, p.Kind, compact(p.Spec)))
+		}
+	}
+	return out
+}
+
 func isNoOp(spec *labelSpec, raw string) bool {
 	value, _ := parseLabelValue(spec, raw)
 	if spec.Default != "" {

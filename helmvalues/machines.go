@@ -163,18 +163,3 @@ func (b *builder) sshKey() {
 	}
 	put(b.values, key, "machineSSHKeyName")
 }
-
-// dockerVolumes warns about docker_volume_size, which Heat-era templates set
-// and which has no equivalent: containers live on the root disk.
-func (b *builder) dockerVolumes() {
-	sizes := []*int{b.in.ClusterTemplate.DockerVolumeSize, b.in.Cluster.DockerVolumeSize}
-	for _, ng := range b.in.NodeGroups {
-		sizes = append(sizes, ng.DockerVolumeSize)
-	}
-	for _, size := range sizes {
-		if size != nil && *size > 0 {
-			b.warn("docker_volume_size is not used: containers live on the root disk (see the label boot_volume_size)")
-			return
-		}
-	}
-}

@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
-	"fmt"
-	"io"
 	"regexp"
 	"strings"
 )
@@ -25,7 +23,7 @@ func sanitizedName(name string) string {
 const (
 	// releaseBaseMax is StackHPC's cut of the sanitized cluster name.
 	releaseBaseMax = 30
-	// releaseIDLen is the length of the random part: 12 lowercase base32
+	// releaseIDLen is the length of the hashed part: 12 lowercase base32
 	// characters (60 bits).
 	releaseIDLen = 12
 	// maxReleaseName is Helm's limit on release names.
@@ -40,12 +38,17 @@ const (
 	maxObjectName = 63
 )
 
-// ReleaseName generates a new cluster's Helm release name, which is also its
-// Magnum stack_id: the sanitized cluster name cut to 30 characters, "-", and 12
-// random lowercase base32 characters read from random. Unlike StackHPC, a
-// trailing "-" left by the cut is dropped, and a name that sanitizes to nothing
-// becomes "cluster"; existing stack_ids are kept as they are.
-func ReleaseName(clusterName string, random io.Reader) (string, error) {
+// ReleaseName is a new cluster's Helm release name, which is also its Magnum
+// stack_id: StackHPC's shape (the sanitized cluster name cut to 30
+// characters, "-", 12 lowercase base32 characters), with the 12 characters
+// taken from a hash of the cluster's uuid instead of randomness, so a create
+// retried before Magnum stored stack_id names the same release. The 12
+// characters are the lowercase base32 encoding of the first 8 bytes of
+// SHA-256("magnum-capi/stack-id/" + uuid + "\x00"), cut to 12 (60 bits).
+// Unlike StackHPC, a trailing "-" left by the cut is dropped, and a name that
+// sanitizes to nothing becomes "cluster". Existing stack_ids, ours and
+// StackHPC's, are kept as they are: the name is made once, at create.
+func ReleaseName(clusterName, clusterUUID string) string {
 	base := sanitizedName(clusterName)
 	if len(base) > releaseBaseMax {
 		base = strings.TrimRight(base[:releaseBaseMax], "-")
@@ -53,12 +56,9 @@ func ReleaseName(clusterName string, random io.Reader) (string, error) {
 	if base == "" {
 		base = "cluster"
 	}
-	var buf [8]byte
-	if _, err := io.ReadFull(random, buf[:]); err != nil {
-		return "", fmt.Errorf("generating release name: %w", err)
-	}
-	id := strings.ToLower(base32.StdEncoding.EncodeToString(buf[:]))[:releaseIDLen]
-	return base + "-" + id, nil
+	sum := sha256.Sum256([]byte("magnum-capi/stack-id/" + clusterUUID + "\x00"))
+	id := strings.ToLower(base32.StdEncoding.EncodeToString(sum[:8]))[:releaseIDLen]
+	return base + "-" + id
 }
 
 // IsReleaseName reports whether id can be a stack_id: a DNS label no longer

@@ -1,13 +1,10 @@
 package helmvalues
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
-	"testing/iotest"
 )
 
 func TestSanitizedName(t *testing.T) {
@@ -27,35 +24,27 @@ func TestSanitizedName(t *testing.T) {
 	}
 }
 
+// TestReleaseName pins names made before ReleaseName hashed the uuid in one
+// call (it read the same SHA-256 block through a stream): a create retried
+// across an upgrade must name the release its first attempt made.
 func TestReleaseName(t *testing.T) {
-	random := func() *bytes.Reader { return bytes.NewReader([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8}) }
-	tests := []struct{ cluster, want string }{
-		{"demo", "demo-aaaqeayeaudaocaj"[:len("demo-")+releaseIDLen]},
-		{"My_Cluster.prod", "my-cluster-prod-aaaqeayeaudaocaj"[:len("my-cluster-prod-")+releaseIDLen]},
+	tests := []struct{ cluster, uuid, want string }{
+		{"demo", "2a3a1b6e-5d8c-4f1e-9c3b-7a6d5e4f3c2b", "demo-hz6ee6mpqcbe"},
+		{"My_Cluster.prod", "0b9e7c1d-1111-4a2b-8c3d-4e5f6a7b8c9d", "my-cluster-prod-g5ibniynamaw"},
 		// Cut to 30 characters; the trailing "-" the cut leaves is dropped.
-		{"kubernetes-cluster-with-a-long-name", "kubernetes-cluster-with-a-long-aaaqeayeaudaocaj"[:len("kubernetes-cluster-with-a-long-")+releaseIDLen]},
-		{"abcdefghijklmnopqrstuvwxyz012-x", "abcdefghijklmnopqrstuvwxyz012-aaaqeayeaudaocaj"[:len("abcdefghijklmnopqrstuvwxyz012-")+releaseIDLen]},
-		{"___", "cluster-aaaqeayeaudaocaj"[:len("cluster-")+releaseIDLen]},
+		{"kubernetes-cluster-with-a-long-name", "f47ac10b-58cc-4372-a567-0e02b2c3d479", "kubernetes-cluster-with-a-long-bx3n6ikapqex"},
+		{"abcdefghijklmnopqrstuvwxyz012-x", "6ba7b810-9dad-11d1-80b4-00c04fd430c8", "abcdefghijklmnopqrstuvwxyz012-kpszx3h2w2lc"},
+		{"___", "00000000-0000-0000-0000-000000000000", "cluster-5fnsaj3lzpe2"},
+		{"k8s", "c9bf9e57-1685-4c89-bafb-ff5af830be8a", "k8s-jucnjafh3uxr"},
 	}
 	for _, tt := range tests {
-		got, err := ReleaseName(tt.cluster, random())
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := ReleaseName(tt.cluster, tt.uuid)
 		if got != tt.want {
-			t.Errorf("ReleaseName(%q) = %q, want %q", tt.cluster, got, tt.want)
+			t.Errorf("ReleaseName(%q, %q) = %q, want %q", tt.cluster, tt.uuid, got, tt.want)
 		}
-		if len(got) > 43 || !isDNSLabel(got) {
-			t.Errorf("ReleaseName(%q) = %q is not a short DNS label", tt.cluster, got)
+		if !IsReleaseName(got) {
+			t.Errorf("ReleaseName(%q, %q) = %q is not a stack_id IsReleaseName accepts", tt.cluster, tt.uuid, got)
 		}
-	}
-	if _, err := ReleaseName("demo", iotest.ErrReader(errors.New("no entropy"))); err == nil {
-		t.Error("a failing reader gave a name")
-	}
-	a, _ := ReleaseName("demo", bytes.NewReader([]byte("12345678")))
-	b, _ := ReleaseName("demo", bytes.NewReader([]byte("87654321")))
-	if a == b {
-		t.Errorf("different random input gave the same name %q", a)
 	}
 }
 

@@ -133,8 +133,10 @@ func (b *builder) nodeGroup(ng NodeGroup, name string, autoscaling bool) map[str
 		values["nodeLabels"] = labels
 	}
 	if taints := b.workerTaints(ng); len(taints) > 0 {
-		values["kubeadmConfigSpec"] = map[string]any{"joinConfiguration": map[string]any{"nodeRegistration": map[string]any{"taints": taints}}}
+		put(values, taints, "kubeadmConfigSpec", "joinConfiguration", "nodeRegistration", "taints")
 	}
+	b.nodeGroupKubeletArgs(ng, values)
+	b.containerdVolume(ng, values)
 	return values
 }
 

@@ -82,16 +82,10 @@ func TestWorkerNodeLabelsAndTaints(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := minimalInput(t)
 			tt.modify(&in)
-			res, err := Build(in, DefaultConfig())
-			if tt.errors != nil {
-				assertErrorNames(t, err, tt.errors)
+			res, ok := buildChecked(t, in, DefaultConfig(), tt.errors)
+			if !ok {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertChartKeys(t, res.Values)
-			assertKubeadmSchema(t, res.Values)
 			if _, ok := lookup(res.Values, "controlPlane", "nodeLabels"); ok {
 				t.Error("the node_labels label reached the control plane")
 			}

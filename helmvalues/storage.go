@@ -53,6 +53,7 @@ func (b *builder) storageClasses() {
 			"fstype":               b.labels.str("csi_cinder_fstype"),
 		}
 	}
+	defer b.cinderTopologies()
 
 	var usable []VolumeType
 	for _, vt := range b.in.VolumeTypes {

@@ -149,25 +149,6 @@ func (s *Service) GetClusterStatus(ctx context.Context, req *pb.GetClusterStatus
 	return &pb.GetClusterStatusResponse{Status: statusToProto(res)}, nil
 }
 
-func (s *Service) GetClusterStatuses(ctx context.Context, req *pb.GetClusterStatusesRequest) (*pb.GetClusterStatusesResponse, error) {
-	if len(req.GetClusters()) > maxBatch {
-		return nil, toStatus(&requestError{Field: "clusters", Value: itoa(len(req.GetClusters())) + " clusters", Expected: "at most " + itoa(maxBatch)})
-	}
-	out := &pb.GetClusterStatusesResponse{}
-	for _, one := range req.GetClusters() {
-		result := &pb.ClusterStatusResult{ClusterUuid: one.GetSpec().GetCluster().GetUuid()}
-		resp, err := s.GetClusterStatus(ctx, one)
-		if err != nil {
-			result.ErrorCode = int32(codeOf(err))
-			result.ErrorMessage = err.Error()
-		} else {
-			result.Status = resp.GetStatus()
-		}
-		out.Results = append(out.Results, result)
-	}
-	return out, nil
-}
-
 func (s *Service) GetClusterHealth(ctx context.Context, req *pb.GetClusterHealthRequest) (*pb.GetClusterHealthResponse, error) {
 	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), false)); err != nil {
 		return nil, toStatus(err)

@@ -34,7 +34,6 @@ const (
 	maxMapEntries = 512
 	maxNodeGroups = 256
 	maxNodeCount  = 10000
-	maxBatch      = 10000
 )
 
 // checkBounds walks any request and rejects strings that are not UTF-8 or

@@ -62,7 +62,12 @@ OPTS = [
     ),
     cfg.ListOpt(
         "provides",
-        default=["vm:ubuntu:kubernetes", "vm:flatcar:kubernetes"],
+        default=[
+            "vm:ubuntu:kubernetes",
+            "vm:flatcar:kubernetes",
+            "vm:debian:kubernetes",
+            "vm:rocky:kubernetes",
+        ],
         help="The (server_type, os, coe) tuples this driver answers for, as "
         "server_type:os:coe. Magnum picks drivers by these tuples (and, from "
         "Magnum 18, by the image property magnum_driver=magnum_capi). When "

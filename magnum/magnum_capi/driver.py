@@ -103,7 +103,6 @@ class Driver(driver.Driver):
                 context=convert.request_context(context),
                 spec=convert.spec(cluster),
                 certificates=certificates.authorities(cluster, context),
-                create_timeout=int(cluster_create_timeout or 0),
             ),
             context,
             cluster,

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
 // An operation that writes the cluster's release has a point of no return:
@@ -17,7 +15,7 @@ import (
 // release as it was (what prepare wrote the operation may undo), and Magnum
 // may be told so; after, Magnum must keep what it asked for.
 //
-// Helm cannot be cancelled (release/runs.go): when the caller's deadline
+// Helm cannot be cancelled (release_writing.go): when the caller's deadline
 // passes during Deploy, Helm may not yet have written and would write after
 // the caller was told the operation failed. The gate settles that race: at
 // the deadline it is closed, and a Helm that reaches its first write later
@@ -111,7 +109,7 @@ func (s *Service) deployGated(ctx context.Context, op *operation, carry bool, pr
 	var out deployOutcome
 	out.committed, out.prepared = g.close()
 	out.wrote = g.written.Load()
-	var running *release.StillRunningError
+	var running *stillWritingError
 	if out.committed && errors.As(err, &running) {
 		out.background, out.wrote = true, true
 		// The status guard waits for the revision Helm is writing, as
@@ -127,7 +125,7 @@ func (s *Service) deployGated(ctx context.Context, op *operation, carry bool, pr
 	}
 	if !out.committed && errors.As(err, &running) {
 		// Helm had not written when the deadline came, and now never will.
-		return out, fmt.Errorf("the call's deadline passed before release %s was written; nothing of it was written: %w", op.stackID(), running.Err)
+		return out, fmt.Errorf("the call's deadline passed before release %s was written; nothing of it was written: %w", op.stackID(), running.err)
 	}
 	return out, err
 }

@@ -22,11 +22,7 @@ import (
 // their names, keeps the credential its Secret holds, re-applies the CA
 // Secrets and upgrades the release it finds.
 func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas certs.Authorities) (string, error) {
-	id, err := stackID(spec)
-	if err != nil {
-		return "", err
-	}
-	spec.Cluster.StackID = id
+	spec.Cluster.StackID = stackID(spec)
 	var caSecrets []*corev1.Secret
 	op, err := s.prepare(ctx, caller, spec, func(op *operation) (err error) {
 		caSecrets, err = certs.Secrets(cas, op.owner())
@@ -48,19 +44,13 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 		// they run beside the release's reads and rendering, and its first
 		// write waits for them (release.Target.BeforeWrite): nothing of the
 		// release is written if either fails.
-		ready := make(chan struct{})
-		var prepared error
-		go func() {
-			defer close(ready)
-			prepared = allOf(ctx, s.logger(ctx),
-				func() error { return s.ensureCredential(ctx, caller, op) },
-				func() error { return s.applyCASecrets(ctx, op, caSecrets) },
-			)
-		}()
-		_, err := s.deployGated(ctx, op, true, func() error { <-ready; return prepared })
+		prep := goAll(ctx, s.logger(ctx), "clusters/createPrepare",
+			func() error { return s.ensureCredential(ctx, caller, op) },
+			func() error { return s.applyCASecrets(ctx, op, caSecrets) },
+		)
+		_, err := s.deployGated(ctx, op, true, prep.Wait)
 		// Under the Lease to the end: nothing of the operation outlives it.
-		<-ready
-		if prepared != nil {
+		if prepared := prep.Wait(); prepared != nil {
 			return prepared // the cause, rather than the release it held back
 		}
 		return err
@@ -68,6 +58,6 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 	if err != nil {
 		return "", err
 	}
-	s.log.InfoContext(ctx, "cluster created", "stack_id", id, "namespace", op.ns, "management_cluster", op.mc.Name, "chart_version", op.values.chartVersion)
-	return id, nil
+	s.log.InfoContext(ctx, "cluster created", "stack_id", spec.Cluster.StackID, "namespace", op.ns, "management_cluster", op.mc.Name, "chart_version", op.values.chartVersion)
+	return spec.Cluster.StackID, nil
 }

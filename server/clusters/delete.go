@@ -74,14 +74,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 // the cleanup that finishes it, find and remove them. Where nothing was
 // made there is nothing to find and the delete completes at once.
 func namedForDelete(spec *Spec) error {
-	if spec.Cluster.StackID != "" {
-		return nil
-	}
-	id, err := stackID(*spec)
-	if err != nil {
-		return err
-	}
-	spec.Cluster.StackID = id
+	spec.Cluster.StackID = stackID(*spec)
 	return nil
 }
 

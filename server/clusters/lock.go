@@ -113,9 +113,9 @@ func (s *Service) acquireLock(ctx context.Context, op *operation) (*kube.Lock, e
 // has finished writing a release the caller gave up on.
 func (s *Service) giveBack(ctx context.Context, op *operation, lock *kube.Lock) {
 	stackID := op.spec.Cluster.StackID
-	if busy := s.releases.Busy(op.ns, stackID); busy != nil {
+	if busy := s.writing.of(writingKey(op.ns, stackID)); busy != nil {
 		// The caller gave up while Helm was writing the release, which it
-		// finishes regardless (server/release/runs.go): the next operation
+		// finishes regardless (release_writing.go): the next operation
 		// must not start, on this replica or another, until it has.
 		s.log.WarnContext(ctx, "keeping the cluster lease until Helm has finished writing the release", "stack_id", stackID)
 		go s.background(ctx, "clusters/releaseWhenSettled", func() { s.releaseWhenSettled(ctx, lock, stackID, busy) })

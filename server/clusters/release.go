@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
@@ -13,7 +14,7 @@ import (
 // renders them again, so they survive every later upgrade.
 func (op *operation) target() release.Target {
 	return release.Target{Getter: op.mc.Kube.HelmGetter(op.ns), Namespace: op.ns, Labels: clusterLabels(op.spec),
-		MachineAnnotations: op.values.machineAnnotations, History: op.history, BeforeWrite: op.beforeWrite, Wrote: op.wrote}
+		MachineAnnotations: op.values.machineAnnotations, SpecPatches: op.values.specPatches, History: op.history, BeforeWrite: op.beforeWrite, Wrote: op.wrote}
 }
 
 // deployedRelease is the cluster's deployed release, nil when there is
@@ -52,13 +53,17 @@ func (s *Service) deployRelease(ctx context.Context, op *operation, values map[s
 		}
 		if prev != nil {
 			carryMachineMetadata(prev.Values, values, caRotationKey)
+			helmvalues.KeepDeployedContainerdVolumes(prev.Values, values)
 		}
+	}
+	if err := s.etcdEncryption(ctx, op, values); err != nil {
+		return err
 	}
 	values, err := s.adoptValues(ctx, t, op.stackID(), prev, op.chart, values, carry)
 	if err != nil {
 		return err
 	}
-	rel, err := s.releases.Deploy(ctx, t, op.stackID(), op.chart, values)
+	rel, err := s.deployToTheEnd(ctx, op, t, values)
 	if err != nil {
 		return err
 	}

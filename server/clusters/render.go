@@ -5,6 +5,7 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/openstack"
+	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
 // rendered is one values build with the facts it was made from.
@@ -18,6 +19,9 @@ type rendered struct {
 	// release's post-renderer (release.Target): the autoscaler's capacity
 	// annotations, computed from the flavors at every render.
 	machineAnnotations map[string]map[string]string
+	// specPatches go into the spec of the objects they name through the
+	// release's post-renderer: settings the chart has no value for.
+	specPatches []release.SpecPatch
 }
 
 // render resolves OpenStack facts as actor and builds the values. It
@@ -46,5 +50,14 @@ func (s *Service) render(ctx context.Context, actor openstack.Caller, spec Spec)
 	for _, w := range res.Warnings {
 		s.log.InfoContext(ctx, "values warning", "stack_id", spec.Cluster.StackID, "warning", w)
 	}
-	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings, serverGroupPolicy: res.ServerGroupPolicy, machineAnnotations: res.MachineAnnotations}, nil
+	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings, serverGroupPolicy: res.ServerGroupPolicy, machineAnnotations: res.MachineAnnotations, specPatches: specPatches(res.SpecPatches)}, nil
+}
+
+// specPatches converts the values' spec patches into the release's type.
+func specPatches(in []helmvalues.SpecPatch) []release.SpecPatch {
+	out := make([]release.SpecPatch, len(in))
+	for i, p := range in {
+		out[i] = release.SpecPatch{Group: p.Group, Version: p.Version, Kind: p.Kind, Spec: p.Spec}
+	}
+	return out
 }

@@ -49,8 +49,10 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	deployed  deployed
-	deletes   deleteRequests
-	gitops    *gitops
+	// writing are the deploys that outlived their caller.
+	writing writing
+	deletes deleteRequests
+	gitops  *gitops
 	// credentials is what the credential watch found.
 	credentials credentialWatch
 	// cleanups is the cleanup reconciler's queue (cleanup_reconciler.go).

@@ -41,7 +41,7 @@ func (s *Service) statusRequest(spec Spec, objs *watchcache.Objects) capistatus.
 		StatusReason:      spec.Cluster.StatusReason,
 		StackID:           spec.Cluster.StackID,
 		ReleaseExists:     objs.Release.Exists,
-		ReleaseWriting:    s.releases.Busy(s.namespace(spec), spec.Cluster.StackID) != nil,
+		ReleaseWriting:    s.writing.of(writingKey(s.namespace(spec), spec.Cluster.StackID)) != nil,
 		CurrentAPIAddress: spec.Cluster.APIAddress,
 		CurrentCOEVersion: spec.Cluster.COEVersion,
 		Now:               s.now(),

@@ -3,8 +3,6 @@ package clusters
 import (
 	"cmp"
 	"context"
-
-	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Change says what an update asks for beyond "re-apply the cluster as
@@ -35,14 +33,11 @@ func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change C
 		// touches nothing the rest reads or writes: it runs beside them,
 		// and ends before the Lease is given back. A panic in it fails
 		// the update.
-		renewed := make(chan error, 1)
-		go func() {
-			renewed <- panics.Run(ctx, s.logger(ctx), "clusters/renewCredential", func() error {
-				s.renewCredentialIfDue(ctx, caller, op)
-				return nil
-			})
-		}()
-		defer func() { err = cmp.Or(err, <-renewed) }()
+		renewal := goAll(ctx, s.logger(ctx), "clusters/renewCredential", func() error {
+			s.renewCredentialIfDue(ctx, caller, op)
+			return nil
+		})
+		defer func() { err = cmp.Or(err, renewal.Wait()) }()
 		if len(change.RemoveNodes) > 0 {
 			if err := s.markForRemoval(ctx, op, change); err != nil {
 				return err

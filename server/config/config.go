@@ -195,6 +195,9 @@ type Values struct {
 	KeystoneAuthURL string `mapstructure:"keystoneAuthURL"`
 	// CSICinderDefaultVolumeType backs the default StorageClass.
 	CSICinderDefaultVolumeType string `mapstructure:"csiCinderDefaultVolumeType"`
+	// CSICinderAllowedTopologies are the availability zones the default
+	// Cinder StorageClass provisions in.
+	CSICinderAllowedTopologies []string `mapstructure:"csiCinderAllowedTopologies"`
 	// RegistryMirrors are site-wide containerd mirrors per registry. A list,
 	// not a map keyed by host: viper splits keys at dots (docker.io).
 	RegistryMirrors []RegistryMirror `mapstructure:"registryMirrors"`

@@ -23,6 +23,7 @@ func (c Config) ValuesConfig() (helmvalues.Config, error) {
 	v.LabelDefaults = c.Values.LabelDefaults
 	v.KeystoneAuthURL = c.Values.KeystoneAuthURL
 	v.CSICinderDefaultVolumeType = c.Values.CSICinderDefaultVolumeType
+	v.CSICinderAllowedTopologies = c.Values.CSICinderAllowedTopologies
 	v.KeepChartRegistryMirrors = c.Values.KeepChartRegistryMirrors
 	v.GPUPCIAliases = c.Values.GPUPCIAliases
 	v.GPUResourceName = c.Values.GPUResourceName

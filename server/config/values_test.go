@@ -33,7 +33,7 @@ func TestValuesConfig(t *testing.T) {
 			RegistryMirrors:    []RegistryMirror{{Registry: "docker.io", Mirrors: []string{"https://m.example.com/v2/docker.io"}}},
 			MirroredRegistries: []string{"quay.io"}, KeepChartRegistryMirrors: true,
 			TrustedCAs:    []TrustedCA{{Name: "site", File: ca}},
-			GPUPCIAliases: []string{"a100"}, GPUResourceName: "amd.com/gpu",
+			GPUPCIAliases: []string{"a100"}, GPUResourceName: "amd.com/gpu", CSICinderAllowedTopologies: []string{"az-1", "az-2"},
 		}, func(v *helmvalues.Config) {
 			v.StrictLabels, v.LabelDefaults = true, map[string]string{"boot_volume_type": "ssd"}
 			v.KeystoneAuthURL, v.CSICinderDefaultVolumeType = "https://keystone.example.com/v3", "fast"
@@ -41,6 +41,7 @@ func TestValuesConfig(t *testing.T) {
 			v.MirroredRegistries, v.KeepChartRegistryMirrors = []string{"quay.io"}, true
 			v.TrustedCAs = map[string]string{"site": testCA}
 			v.GPUPCIAliases, v.GPUResourceName = []string{"a100"}, "amd.com/gpu"
+			v.CSICinderAllowedTopologies = []string{"az-1", "az-2"}
 		}},
 	}
 	for _, tt := range tests {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -101,34 +102,38 @@ func (c *Cluster) AcquireLock(ctx context.Context, req LockRequest, log *slog.Lo
 		return nil, fmt.Errorf("lease %s/%s%s: a holder and a TTL of at least 3s are required", req.Namespace, LeasePrefix, req.Name)
 	}
 	key := client.ObjectKey{Namespace: req.Namespace, Name: LeasePrefix + req.Name}
-	wait := 100 * time.Millisecond
 	var held leaseState // the holder last seen
-	for {
-		current, lease, err := c.tryAcquire(ctx, key, req)
-		if err == nil {
-			c.observed.forget(key)
-			return c.startRenewing(key, req, lease, log), nil
-		}
-		if errors.Is(err, errHeld) {
+	var lease *coordinationv1.Lease
+	err := acquireBackoff.DelayFunc().Until(ctx, true, true, func(ctx context.Context) (bool, error) {
+		current, l, err := c.tryAcquire(ctx, key, req)
+		switch {
+		case err == nil:
+			lease = l
+			return true, nil
+		case errors.Is(err, errHeld):
 			held = current
-		} else if ctx.Err() == nil || held.holder == "" {
-			return nil, err
+			return false, nil
+		case ctx.Err() != nil && held.holder != "":
+			// The wait ended during a read: the Lease was held the whole
+			// time, not the API down.
+			return false, ctx.Err()
 		}
-		// The wait ended during a read, or during the pause between two:
-		// either way the Lease was held the whole time, not the API down.
-		if ctx.Err() != nil {
-			return nil, &LockedError{Lease: key.Name, Holder: held.holder, Since: held.since, Err: ctx.Err()}
-		}
-		select {
-		case <-ctx.Done():
-			return nil, &LockedError{Lease: key.Name, Holder: held.holder, Since: held.since, Err: ctx.Err()}
-		case <-time.After(wait + time.Duration(rand.Int64N(int64(wait)))):
-		}
-		if wait < time.Second {
-			wait *= 2
-		}
+		return false, err
+	})
+	switch {
+	case err == nil:
+		c.observed.forget(key)
+		return c.startRenewing(key, req, lease, log), nil
+	case ctx.Err() != nil && held.holder != "":
+		return nil, &LockedError{Lease: key.Name, Holder: held.holder, Since: held.since, Err: ctx.Err()}
 	}
+	return nil, err
 }
+
+// acquireBackoff paces the attempts to take a held Lease: 100 ms doubling
+// to 1 s, each pause stretched by up to its own length at random so that
+// contenders spread out.
+var acquireBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 1, Steps: 5, Cap: time.Second}
 
 type leaseState struct {
 	holder string
@@ -224,9 +229,6 @@ func versionOf(l *coordinationv1.Lease) leaseVersion {
 	return leaseVersion{uid: l.UID, resourceVersion: l.ResourceVersion}
 }
 
-// Holder is the identity the Lease is held under.
-func (l *Lock) Holder() string { return l.req.Holder }
-
 // Lost is closed if another holder took the Lease over.
 func (l *Lock) Lost() <-chan struct{} { return l.lost }
 
@@ -256,14 +258,13 @@ func (l *Lock) Release(ctx context.Context) error {
 			return fmt.Errorf("releasing lease %s: %w", l.key, err)
 		}
 	}
-	var err error
-	for range releaseAttempts {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		var lease coordinationv1.Lease
-		if err = l.c.leaseClient().Get(ctx, l.key, &lease); err != nil {
+		if err := l.c.leaseClient().Get(ctx, l.key, &lease); err != nil {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
-			return fmt.Errorf("releasing lease %s: %w", l.key, err)
+			return err
 		}
 		if holder := holderOf(&lease); holder != l.req.Holder {
 			// Not ours to delete: someone took it over, so the operation
@@ -271,15 +272,19 @@ func (l *Lock) Release(ctx context.Context) error {
 			l.lose(l.takenOver(holder))
 			return nil
 		}
-		err = l.c.leaseClient().Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})
+		err := l.c.leaseClient().Delete(ctx, &lease, client.Preconditions{UID: &lease.UID, ResourceVersion: &lease.ResourceVersion})
 		if err == nil || apierrors.IsNotFound(err) {
 			return nil
 		}
-		if !apierrors.IsConflict(err) {
-			return fmt.Errorf("releasing lease %s: %w", l.key, err)
-		}
+		return err // a conflict is tried again
+	})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("releasing lease %s: changed under every attempt: %w", l.key, err)
 	}
-	return fmt.Errorf("releasing lease %s: changed under every attempt: %w", l.key, err)
+	return fmt.Errorf("releasing lease %s: %w", l.key, err)
 }
 
 // ReleaseRetrying is Release tried again every second until it succeeds or
@@ -288,18 +293,10 @@ func (l *Lock) Release(ctx context.Context) error {
 // operation on the cluster would wait out its TTL, and a cluster never
 // operated on again would keep it.
 func (l *Lock) ReleaseRetrying(ctx context.Context) error {
-	for {
-		err := l.Release(ctx)
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(time.Second):
-		}
-	}
+	var err error
+	_ = wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
+		err = l.Release(ctx)
+		return err == nil, nil
+	})
+	return err
 }
-
-// releaseAttempts bounds Release's read-and-delete retries.
-const releaseAttempts = 5

@@ -37,19 +37,10 @@ func (l *Lock) renew(ctx context.Context) {
 		}
 	}()
 	defer panics.Recover(ctx, l.log, "kube/leaseRenewal", &err)
-	timer := time.NewTimer(l.req.TTL / 3)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
-		if !l.renewInTime(ctx) {
-			return
-		}
-		timer.Reset(l.req.TTL / 3)
-	}
+	// Ends when Release cancels ctx, or when renewInTime gives the Lease up.
+	_ = wait.PollUntilContextCancel(ctx, l.req.TTL/3, false, func(ctx context.Context) (bool, error) {
+		return !l.renewInTime(ctx), nil
+	})
 }
 
 // errLost: the Lease names another holder, or is gone.

@@ -64,8 +64,8 @@ func New(cfg Config, log *slog.Logger) (*Adapter, error) {
 	}
 	verify := cfg.verify()
 	if a.cloud != nil {
-		if a.cloud.CACert != "" {
-			if _, err := readPEM(a.cloud.CACert, roots); err != nil {
+		if a.cloud.CACertFile != "" {
+			if _, err := readPEM(a.cloud.CACertFile, roots); err != nil {
 				return nil, &ConfigError{Field: "openstack.cloudsFile", Value: cfg.CloudsFile, Problem: fmt.Sprintf("cloud %s cacert: %v", cfg.Cloud, err)}
 			}
 		}
@@ -147,49 +147,15 @@ func (a *Adapter) serviceClient(ctx context.Context) (*gophercloud.ProviderClien
 	if a.cloud == nil {
 		return nil, &ConfigError{Field: "openstack.cloudsFile", Problem: "not set: the sidecar has no service identity to delete application credentials with"}
 	}
-	pc, err := a.newProvider(a.cloud.Auth.AuthURL)
+	pc, err := a.newProvider(a.cloud.AuthInfo.AuthURL)
 	if err != nil {
 		return nil, err
 	}
-	if err := openstack.Authenticate(ctx, pc, a.cloud.authOptions()); err != nil {
+	if err := openstack.Authenticate(ctx, pc, a.cloud.auth); err != nil {
 		return nil, apiError(ctx, "identity", "authenticate", a.serviceIdentity(), err)
 	}
 	a.service = pc
 	return pc, nil
-}
-
-// authOptions builds gophercloud's options from the clouds.yaml entry.
-func (c *serviceCloud) authOptions() gophercloud.AuthOptions {
-	au := c.Auth
-	ao := gophercloud.AuthOptions{
-		IdentityEndpoint: au.AuthURL,
-		Username:         au.Username,
-		UserID:           au.UserID,
-		DomainID:         first(au.UserDomainID, au.DomainID),
-		DomainName:       first(au.UserDomainName, au.DomainName),
-		AllowReauth:      true,
-	}
-	if au.ApplicationCredentialID != "" || au.ApplicationCredentialName != "" {
-		// An application credential carries its own project scope.
-		ao.ApplicationCredentialID = au.ApplicationCredentialID
-		ao.ApplicationCredentialName = au.ApplicationCredentialName
-		ao.ApplicationCredentialSecret = au.ApplicationCredentialSecret
-		return ao
-	}
-	ao.Password = au.Password
-	switch {
-	case au.SystemScope == "all":
-		ao.Scope = &gophercloud.AuthScope{System: true}
-	case au.ProjectID != "":
-		ao.Scope = &gophercloud.AuthScope{ProjectID: au.ProjectID}
-	case au.ProjectName != "":
-		ao.Scope = &gophercloud.AuthScope{
-			ProjectName: au.ProjectName,
-			DomainID:    first(au.ProjectDomainID, au.DomainID),
-			DomainName:  first(au.ProjectDomainName, au.DomainName),
-		}
-	}
-	return ao
 }
 
 func first(values ...string) string {
@@ -247,7 +213,7 @@ func (a *Adapter) callerSession(ctx context.Context, caller Caller) (*callerSess
 	}
 	authURL := first(caller.AuthURL, a.cfg.AuthURL)
 	if authURL == "" && a.cloud != nil {
-		authURL = a.cloud.Auth.AuthURL
+		authURL = a.cloud.AuthInfo.AuthURL
 	}
 	if authURL == "" {
 		return nil, &ConfigError{Field: "openstack.authURL", Problem: "no Keystone URL: the request carries none and none is configured"}

@@ -1,8 +1,10 @@
 package openstack
 
 import (
-	"strings"
+	"bytes"
+	"errors"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"sigs.k8s.io/yaml"
 )
 
@@ -62,32 +64,27 @@ func credentialIDFromClouds(raw []byte) (string, error) {
 
 // credentialAuth is the application credential a cluster's clouds.yaml
 // authenticates with.
-type credentialAuth struct {
-	ID     string `json:"application_credential_id"`
-	Secret string `json:"application_credential_secret"`
-}
+type credentialAuth struct{ ID, Secret string }
 
 // credentialFromClouds reads clouds.openstack.auth's application credential
-// id and secret; a missing id is an error, a missing secret is not (only
-// acting as the credential needs it, and Keystone then refuses).
+// id and secret with gophercloud's clouds.yaml reader; a missing id is an
+// error, a missing secret is not (only acting as the credential needs it,
+// and Keystone then refuses).
 func credentialFromClouds(raw []byte) (credentialAuth, error) {
-	if len(strings.TrimSpace(string(raw))) == 0 {
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return credentialAuth{}, &CloudsYAMLError{Problem: "empty"}
 	}
-	var doc struct {
-		Clouds map[string]struct {
-			Auth credentialAuth `json:"auth"`
-		} `json:"clouds"`
-	}
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return credentialAuth{}, &CloudsYAMLError{Problem: "not YAML: " + yamlProblem(err)}
-	}
-	cloud, ok := doc.Clouds[cloudName]
-	if !ok {
+	if _, err := cloudEntry(raw, cloudName); errors.Is(err, errNoSuchCloud) {
 		return credentialAuth{}, &CloudsYAMLError{Problem: "no cloud named " + cloudName}
+	} else if err != nil {
+		return credentialAuth{}, &CloudsYAMLError{Problem: "not YAML: " + err.Error()}
 	}
-	if cloud.Auth.ID == "" {
+	ao, _, _, err := clouds.Parse(clouds.WithCloudsYAML(bytes.NewReader(raw)), clouds.WithCloudName(cloudName))
+	if err != nil {
+		return credentialAuth{}, &CloudsYAMLError{Problem: "cloud " + cloudName + ": " + yamlProblem(err)}
+	}
+	if ao.ApplicationCredentialID == "" {
 		return credentialAuth{}, &CloudsYAMLError{Problem: "cloud " + cloudName + " has no auth.application_credential_id"}
 	}
-	return cloud.Auth, nil
+	return credentialAuth{ID: ao.ApplicationCredentialID, Secret: ao.ApplicationCredentialSecret}, nil
 }

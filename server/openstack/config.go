@@ -1,10 +1,14 @@
 package openstack
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"sigs.k8s.io/yaml"
 )
 
@@ -73,33 +77,12 @@ func (c Config) clusterInterface() string {
 	return c.Interface
 }
 
-// serviceCloud is the subset of a clouds.yaml entry the service identity
-// uses: password or application-credential auth, project scope, region,
-// interface and TLS settings.
+// serviceCloud is the service identity: its clouds.yaml entry as
+// gophercloud's reader (openstack/config/clouds) decodes it, and the
+// options that reader derives from it.
 type serviceCloud struct {
-	Auth struct {
-		AuthURL                     string `json:"auth_url"`
-		Username                    string `json:"username"`
-		UserID                      string `json:"user_id"`
-		Password                    string `json:"password"`
-		UserDomainName              string `json:"user_domain_name"`
-		UserDomainID                string `json:"user_domain_id"`
-		ProjectName                 string `json:"project_name"`
-		ProjectID                   string `json:"project_id"`
-		ProjectDomainName           string `json:"project_domain_name"`
-		ProjectDomainID             string `json:"project_domain_id"`
-		DomainName                  string `json:"domain_name"`
-		DomainID                    string `json:"domain_id"`
-		ApplicationCredentialID     string `json:"application_credential_id"`
-		ApplicationCredentialName   string `json:"application_credential_name"`
-		ApplicationCredentialSecret string `json:"application_credential_secret"`
-		SystemScope                 string `json:"system_scope"`
-	} `json:"auth"`
-	AuthType   string `json:"auth_type"`
-	RegionName string `json:"region_name"`
-	Interface  string `json:"interface"`
-	CACert     string `json:"cacert"`
-	Verify     *bool  `json:"verify"`
+	clouds.Cloud
+	auth gophercloud.AuthOptions
 }
 
 // loadServiceCloud reads the named cloud from the operator's clouds.yaml.
@@ -109,26 +92,62 @@ func loadServiceCloud(file, cloud string) (*serviceCloud, error) {
 	if err != nil {
 		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: fmt.Sprintf("cannot read: %v", err)}
 	}
-	var doc struct {
-		Clouds map[string]serviceCloud `json:"clouds"`
-	}
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: "not a clouds.yaml: " + yamlProblem(err)}
-	}
-	c, ok := doc.Clouds[cloud]
-	if !ok {
-		return nil, &ConfigError{Field: "openstack.cloud", Value: cloud, Problem: fmt.Sprintf("no such cloud in %s", file)}
-	}
+	entry, err := cloudEntry(raw, cloud)
 	switch {
-	case c.Auth.AuthURL == "":
+	case errors.Is(err, errNoSuchCloud):
+		return nil, &ConfigError{Field: "openstack.cloud", Value: cloud, Problem: fmt.Sprintf("no such cloud in %s", file)}
+	case err != nil:
+		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: "not a clouds.yaml: " + err.Error()}
+	}
+	auth := entry.AuthInfo
+	switch {
+	case auth.AuthURL == "":
 		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: fmt.Sprintf("cloud %s has no auth.auth_url", cloud)}
-	case c.AuthType != "" && c.AuthType != "password" && c.AuthType != "v3password" &&
-		c.AuthType != "v3applicationcredential" && c.AuthType != "applicationcredential":
-		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: fmt.Sprintf("cloud %s: auth_type %s is not supported (password or v3applicationcredential)", cloud, c.AuthType)}
-	case c.Auth.ApplicationCredentialID == "" && c.Auth.ApplicationCredentialName == "" && c.Auth.Password == "":
+	case !supportedAuthTypes[entry.AuthType]:
+		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: fmt.Sprintf("cloud %s: auth_type %s is not supported (password or v3applicationcredential)", cloud, entry.AuthType)}
+	case auth.ApplicationCredentialID == "" && auth.ApplicationCredentialName == "" && auth.Password == "":
 		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: fmt.Sprintf("cloud %s has neither a password nor an application credential", cloud)}
 	}
-	return &c, nil
+	// The region and interface are the entry's, never OS_REGION_NAME's or
+	// OS_INTERFACE's from the sidecar's environment.
+	ao, _, _, err := clouds.Parse(clouds.WithCloudsYAML(bytes.NewReader(raw)), clouds.WithCloudName(cloud),
+		clouds.WithRegion(entry.RegionName), clouds.WithEndpointType(entry.Interface))
+	if err != nil {
+		return nil, &ConfigError{Field: "openstack.cloudsFile", Value: file, Problem: fmt.Sprintf("cloud %s: %s", cloud, yamlProblem(err))}
+	}
+	ao.AllowReauth = true
+	if ao.ApplicationCredentialID != "" || ao.ApplicationCredentialName != "" {
+		// An application credential carries its own project scope.
+		ao.Scope, ao.TenantID, ao.TenantName = nil, "", ""
+	}
+	return &serviceCloud{Cloud: entry, auth: ao}, nil
+}
+
+// supportedAuthTypes are the clouds.yaml auth_types the service identity
+// may use ("" is password).
+var supportedAuthTypes = map[clouds.AuthType]bool{
+	"": true, clouds.AuthPassword: true, clouds.AuthV3Password: true,
+	clouds.AuthV3ApplicationCredential: true, "applicationcredential": true,
+}
+
+// errNoSuchCloud: the clouds.yaml has no entry of the name asked for.
+var errNoSuchCloud = errors.New("no such cloud")
+
+// cloudEntry decodes raw into gophercloud's clouds.yaml types and returns
+// the named entry, with an auth section even when it has none.
+func cloudEntry(raw []byte, name string) (clouds.Cloud, error) {
+	var doc clouds.Clouds
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return clouds.Cloud{}, errors.New(yamlProblem(err))
+	}
+	c, ok := doc.Clouds[name]
+	if !ok {
+		return clouds.Cloud{}, errNoSuchCloud
+	}
+	if c.AuthInfo == nil {
+		c.AuthInfo = &clouds.AuthInfo{}
+	}
+	return c, nil
 }
 
 // yamlProblem keeps a YAML error's position but not the line it quotes,

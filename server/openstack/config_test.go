@@ -66,7 +66,7 @@ func TestLoadServiceCloud(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := c.authOptions()
+			got := c.auth
 			if got.IdentityEndpoint != tt.want.IdentityEndpoint || got.Username != tt.want.Username || got.Password != tt.want.Password ||
 				got.DomainName != tt.want.DomainName || got.ApplicationCredentialID != tt.want.ApplicationCredentialID ||
 				got.ApplicationCredentialSecret != tt.want.ApplicationCredentialSecret || got.AllowReauth != tt.want.AllowReauth ||

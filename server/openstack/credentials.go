@@ -96,7 +96,7 @@ func (a *Adapter) abandon(ctx context.Context, identity *gophercloud.ServiceClie
 func (a *Adapter) clusterCloud(caller Caller, sess *callerSession) clusterCloud {
 	authURL := first(caller.AuthURL, a.cfg.AuthURL, publicIdentityURL(sess.catalog, a.region(caller)))
 	if authURL == "" && a.cloud != nil {
-		authURL = a.cloud.Auth.AuthURL
+		authURL = a.cloud.AuthInfo.AuthURL
 	}
 	return clusterCloud{AuthURL: authURL, Region: a.region(caller), Interface: a.cfg.clusterInterface(), Verify: a.cfg.verify()}
 }

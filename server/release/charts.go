@@ -148,6 +148,8 @@ func (c *Charts) archive(ctx context.Context, version string) ([]byte, error) {
 			c.log.WarnContext(ctx, "chart not cached on disk", "source", c.src.String(), "version", version, "err", err)
 		}
 		c.log.InfoContext(ctx, "chart fetched", "source", c.src.String(), "chart", c.src.Name, "version", version, "sha256", digest)
+	} else {
+		c.log.DebugContext(ctx, "chart read from the cache", "source", c.src.String(), "chart", c.src.Name, "version", version)
 	}
 	c.mu.Lock()
 	c.archives[version] = data

@@ -3,7 +3,6 @@ package release
 import (
 	"context"
 	"errors"
-	"io"
 	"sync"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
@@ -38,29 +37,13 @@ const kubeClientWhere = "release/kubeClient"
 // objects concurrently.
 type concurrentWrites struct {
 	*helmkube.Client
-	// readAhead, set for an install, makes the first Build — the
-	// release's manifest, whose objects Helm's conflict check then reads
-	// one by one — read them all at once (read_ahead.go).
-	readAhead *sync.Once
 }
 
-// IsReachable answers Helm's check, before every action, that the API
-// server answers (a GET of /version) without asking: the release's history
-// is read from that API server just before (Manager.deploy) or just after
-// (Helm's uninstall), and an API server that is down fails that read,
-// whose error names it. One round trip less per action.
+// IsReachable answers Helm's check that the API server answers (a GET of
+// /version) without asking: every action reads the release's history from
+// that API server, and an API server that is down fails that read, whose
+// error names it. One round trip less per action.
 func (concurrentWrites) IsReachable() error { return nil }
-
-// Build builds the objects as Helm does and, the first time for an
-// install, sends their reads ahead.
-func (c concurrentWrites) Build(reader io.Reader, validate bool) (list helmkube.ResourceList, err error) {
-	defer panics.Recover(context.Background(), nil, kubeClientWhere, &err)
-	list, err = c.Client.Build(reader, validate)
-	if err == nil && c.readAhead != nil {
-		c.readAhead.Do(func() { readObjectsAhead(list) })
-	}
-	return list, err
-}
 
 // firstWave are the kinds other objects can need at admission: a namespace
 // before what goes in it, a CRD before its resources, the quota, limits,

@@ -1,7 +1,6 @@
 package release
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"helm.sh/helm/v3/pkg/chart"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
@@ -22,12 +20,9 @@ import (
 )
 
 // BenchmarkDeploy: the chart's install and an upgrade that changes one
-// node group's count, side by side on one test bed, in alternating rounds:
-// Manager.Deploy as it is ("concurrent": each object's reads and writes side
-// by side, concurrent_writes.go) and with Helm's own one-by-one writes
-// ("sequential": what Deploy did before). Both share discovery and skip
-// OpenAPI validation. Reports medians, CPU and requests per operation
-// (docs/benchmarks.md).
+// node group's count through Manager.Deploy, on one test bed, each in a
+// namespace of its own per round. Reports medians, CPU and requests per
+// operation (docs/benchmarks.md).
 // MAGNUM_CAPI_BENCH_ROUNDS sets the rounds (default 7).
 func BenchmarkDeploy(b *testing.B) {
 	rest.SetDefaultWarningHandler(rest.NoWarnings{})
@@ -38,7 +33,7 @@ func BenchmarkDeploy(b *testing.B) {
 	defer env.Stop()
 	var requests atomic.Int64
 	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = 1000, 1000 // neither side throttled by the client
+	cfg.QPS, cfg.Burst = 1000, 1000 // not throttled by the client
 	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(r *http.Request) (*http.Response, error) { requests.Add(1); return next.RoundTrip(r) })
 	})
@@ -52,24 +47,9 @@ func BenchmarkDeploy(b *testing.B) {
 	}
 	values := baseValues(b)
 	m := NewManager(Options{HistoryMax: 10}, quiet())
-	sequential := NewManager(Options{HistoryMax: 10}, quiet())
-	sequential.sequentialWrites = true
 	rounds := 7
 	if n, err := fmt.Sscan(os.Getenv("MAGNUM_CAPI_BENCH_ROUNDS"), &rounds); n != 1 || err != nil {
 		rounds = 7
-	}
-	ways := []struct {
-		name   string
-		deploy func(context.Context, Target, string, *chart.Chart, map[string]any) error
-	}{
-		{"concurrent", func(ctx context.Context, t Target, name string, ch *chart.Chart, v map[string]any) error {
-			_, err := m.Deploy(ctx, t, name, ch, v)
-			return err
-		}},
-		{"sequential", func(ctx context.Context, t Target, name string, ch *chart.Chart, v map[string]any) error {
-			_, err := sequential.Deploy(ctx, t, name, ch, v)
-			return err
-		}},
 	}
 	type sample struct {
 		took, cpu time.Duration
@@ -77,44 +57,36 @@ func BenchmarkDeploy(b *testing.B) {
 	}
 	results := map[string][]sample{}
 	for round := range rounds {
-		for i := range ways {
-			w := ways[(i+round)%len(ways)] // alternate which goes first
-			ns := fmt.Sprintf("bench-%d-%d", round, (i+round)%len(ways))
-			if err := kc.EnsureNamespace(b.Context(), ns, nil); err != nil {
-				b.Fatal(err)
+		ns := fmt.Sprintf("bench-%d", round)
+		if err := kc.EnsureNamespace(b.Context(), ns, nil); err != nil {
+			b.Fatal(err)
+		}
+		t := Target{Getter: kc.HelmGetter(ns), Namespace: ns, Labels: map[string]string{"magnum.openstack.org/cluster-uuid": ns}}
+		for _, op := range []string{"install", "upgrade"} {
+			v := values
+			if op == "upgrade" {
+				v = withWorkers(values, 3)
 			}
-			t := Target{Getter: kc.HelmGetter(ns), Namespace: ns, Labels: map[string]string{"magnum.openstack.org/cluster-uuid": ns}}
-			for _, op := range []string{"install", "upgrade"} {
-				v := values
-				if op == "upgrade" {
-					v = withWorkers(values, 3)
-				}
-				requests.Store(0)
-				start, cpu := time.Now(), processCPU()
-				if err := w.deploy(b.Context(), t, "bench", ch, v); err != nil {
-					b.Fatalf("%s %s: %v", w.name, op, err)
-				}
-				results[w.name+" "+op] = append(results[w.name+" "+op], sample{time.Since(start), processCPU() - cpu, requests.Load()})
+			requests.Store(0)
+			start, cpu := time.Now(), processCPU()
+			if _, err := m.Deploy(b.Context(), t, "bench", ch, v); err != nil {
+				b.Fatalf("%s: %v", op, err)
 			}
+			results[op] = append(results[op], sample{time.Since(start), processCPU() - cpu, requests.Load()})
 		}
 	}
 	for _, op := range []string{"install", "upgrade"} {
-		var med [2]time.Duration
-		for i, w := range ways {
-			s := results[w.name+" "+op]
-			took, cpu := make([]time.Duration, len(s)), make([]time.Duration, len(s))
-			for j := range s {
-				took[j], cpu[j] = s[j].took, s[j].cpu
-			}
-			slices.Sort(took)
-			slices.Sort(cpu)
-			med[i] = took[len(took)/2]
-			b.Logf("%s, %s: median %s of %d (min %s, max %s), CPU median %s, %d requests", op, w.name, med[i].Round(time.Millisecond), len(took),
-				took[0].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), cpu[len(cpu)/2].Round(time.Millisecond), s[len(s)-1].requests)
+		s := results[op]
+		took, cpu := make([]time.Duration, len(s)), make([]time.Duration, len(s))
+		for j := range s {
+			took[j], cpu[j] = s[j].took, s[j].cpu
 		}
-		b.ReportMetric(float64(med[0].Milliseconds()), op+"-concurrent-ms")
-		b.ReportMetric(float64(med[1].Milliseconds()), op+"-sequential-ms")
-		b.Logf("%s: concurrent / sequential = %.2f", op, float64(med[0])/float64(med[1]))
+		slices.Sort(took)
+		slices.Sort(cpu)
+		med := took[len(took)/2]
+		b.Logf("%s: median %s of %d (min %s, max %s), CPU median %s, %d requests", op, med.Round(time.Millisecond), len(took),
+			took[0].Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond), cpu[len(cpu)/2].Round(time.Millisecond), s[len(s)-1].requests)
+		b.ReportMetric(float64(med.Milliseconds()), op+"-ms")
 	}
 }
 

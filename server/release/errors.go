@@ -108,19 +108,3 @@ func (e *BadChartError) UserMessage() string {
 	return fmt.Sprintf("chart %s version %s from the cloud's chart repository was rejected: it is not what the repository lists; "+
 		"ask your cloud operator to fix the repository", e.Name, e.Version)
 }
-
-// StillRunningError: the caller's context ended while Helm was writing the
-// release; Helm runs to its end in the background (runs.go) and the
-// outcome is logged when it comes. The caller decides whether that is a
-// failure: an operation past its point of no return reports it as under
-// way, for the status path to follow.
-type StillRunningError struct {
-	Action string
-	Err    error // the context's error
-}
-
-func (e *StillRunningError) Error() string {
-	return fmt.Sprintf("%s: still running when the caller gave up, finishing in the background: %v", e.Action, e.Err)
-}
-
-func (e *StillRunningError) Unwrap() error { return e.Err }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"sync"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -44,10 +43,6 @@ type Manager struct {
 	opts      Options
 	log       *slog.Logger
 	discovery *sharedDiscovery
-	runs      runs
-	// sequentialWrites leaves Helm's own one-by-one writes in place of
-	// concurrentWrites: the baseline BenchmarkDeploy measures against.
-	sequentialWrites bool
 }
 
 // NewManager returns a Manager; zero options get defaults.
@@ -74,28 +69,31 @@ type Target struct {
 	// the chart has no value for, such as the cluster autoscaler's capacity
 	// annotations. Deploy renders them into every revision.
 	MachineAnnotations map[string]map[string]string
+	// SpecPatches are merged into the spec of the objects they name:
+	// settings the chart has no value for. Deploy renders them into every
+	// revision.
+	SpecPatches []SpecPatch
 	// History, when set, is shared by the actions on the release that use
 	// this Target: set it only while holding the cluster's lock
-	// (history_reads.go). Nil: each action reads the history for itself.
+	// (records.go). Nil: each action reads the history for itself.
 	History *History
-	// BeforeWrite, when set, is waited for before Deploy's first write of
-	// the release, and its error fails the Deploy with nothing written
-	// (write_gate.go). It may be called before every write: let it give
-	// the result of work already under way.
+	// BeforeWrite, when set, is waited for before the first write of the
+	// release record, and its error fails the action with nothing written
+	// (records.go). It is called before every write: let it give the
+	// result of work already under way.
 	BeforeWrite func() error
 	// Wrote, when set, is called after each write of the release record
-	// that succeeded (with BeforeWrite: write_gate.go): from the first, the
-	// release has changed.
+	// that succeeded: from the first, the release has changed.
 	Wrote func()
 }
 
-// postRenderer adds t's labels and machine annotations to the rendered
-// objects; nil when there are none.
+// postRenderer adds t's labels, machine annotations and spec patches to
+// the rendered objects; nil when there are none.
 func (t Target) postRenderer() postrender.PostRenderer {
-	if len(t.Labels) == 0 && len(t.MachineAnnotations) == 0 {
+	if len(t.Labels) == 0 && len(t.MachineAnnotations) == 0 && len(t.SpecPatches) == 0 {
 		return nil
 	}
-	return decorator{labels: t.Labels, machineAnnotations: t.MachineAnnotations}
+	return decorator{labels: t.Labels, machineAnnotations: t.MachineAnnotations, specPatches: t.SpecPatches}
 }
 
 // Release is what the driver needs to know about an installed release.
@@ -121,37 +119,27 @@ func (e *NotFoundError) Error() string {
 // NotFound classifies the error for the gRPC boundary.
 func (e *NotFoundError) NotFound() bool { return true }
 
-// config is Helm's configuration for one action on t; reads is the
-// context of the action's reads of the release history (historyReads).
+// config is Helm's configuration for one action on t: our kube client
+// (concurrent_writes.go) and our storage driver (records.go), whose reads
+// of the release history end with reads.
 func (m *Manager) config(t Target, reads context.Context) (*action.Configuration, error) {
 	cfg := new(action.Configuration)
 	debug := func(format string, v ...any) { m.log.Debug(fmt.Sprintf(format, v...), "namespace", t.Namespace) }
 	if err := cfg.Init(t.Getter, t.Namespace, "secret", debug); err != nil {
 		return nil, fmt.Errorf("helm configuration for namespace %s: %w", t.Namespace, err)
 	}
+	kc, ok := cfg.KubeClient.(*helmkube.Client)
+	if !ok {
+		return nil, fmt.Errorf("helm configuration for namespace %s: unexpected kube client %T", t.Namespace, cfg.KubeClient)
+	}
 	// Objects without a namespace in the chart go to the release namespace.
-	if kc, ok := cfg.KubeClient.(*helmkube.Client); ok {
-		kc.Namespace = t.Namespace
-		if !m.sequentialWrites {
-			cfg.KubeClient = concurrentWrites{Client: kc}
-			clients, err := kc.Factory.KubernetesClientSet()
-			if err != nil {
-				return nil, fmt.Errorf("helm configuration for namespace %s: %w", t.Namespace, err)
-			}
-			// The release records, through a client that reads their
-			// history once per action until it writes (history_reads.go).
-			history := t.History
-			if history == nil {
-				history = new(History)
-			}
-			records := driver.NewSecrets(&historyReads{SecretInterface: clients.CoreV1().Secrets(t.Namespace), History: history, reads: reads})
-			records.Log = debug
-			cfg.Releases = storage.Init(records)
-		}
+	kc.Namespace = t.Namespace
+	cfg.KubeClient = concurrentWrites{Client: kc}
+	clients, err := kc.Factory.KubernetesClientSet()
+	if err != nil {
+		return nil, fmt.Errorf("helm configuration for namespace %s: %w", t.Namespace, err)
 	}
-	if t.BeforeWrite != nil {
-		cfg.Releases.Driver = gatedRecords{Driver: cfg.Releases.Driver, ready: t.BeforeWrite, wrote: t.Wrote}
-	}
+	cfg.Releases = storage.Init(newRecords(clients.CoreV1().Secrets(t.Namespace), reads, t, debug))
 	return cfg, nil
 }
 
@@ -165,26 +153,17 @@ func (m *Manager) config(t Target, reads context.Context) (*action.Configuration
 // it writes anything; Deploy then refreshes discovery once and tries again
 // (the CRD may have been installed since the mapping was read).
 //
-// Helm runs to its end even when ctx ends first (runs.go): the caller then
-// gets ctx's error, and Busy stays open until Helm is done.
-func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
-	done, err := m.runs.begin(ctx, t.Namespace, name)
-	if err != nil {
-		return nil, err
-	}
+// Helm's install and upgrade cannot be cancelled once they write (given a
+// context that ends, RunWithContext returns but leaves its writes going and
+// marks the release failed although it then ends up deployed). So Deploy
+// checks ctx before it starts and then runs Helm to its end: it returns when
+// Helm has finished, which may be after ctx ended. Reads of the release
+// history run to their end too; only Get's and Uninstall's end with ctx.
+func (m *Manager) Deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
 	if err := ctx.Err(); err != nil {
-		// Nothing written yet: no reason to start.
-		done()
-		return nil, fmt.Errorf("deploying release %s: %w", runKey(t.Namespace, name), err)
+		return nil, fmt.Errorf("deploying release %s/%s: %w", t.Namespace, name, err)
 	}
-	return toTheEnd(ctx, m, "deploying release "+runKey(t.Namespace, name), func(ctx context.Context) (*Release, error) {
-		defer done()
-		return m.deployNow(ctx, t, name, ch, values)
-	})
-}
-
-// deployNow is Deploy on a context nobody cancels.
-func (m *Manager) deployNow(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any) (_ *Release, err error) {
+	ctx = context.WithoutCancel(ctx)
 	operation := "upgrade"
 	defer func(start time.Time) { m.observe(operation, start, &err) }(time.Now())
 	rel, operation, err := m.deploy(ctx, t, name, ch, values, false)
@@ -198,9 +177,6 @@ func (m *Manager) deployNow(ctx context.Context, t Target, name string, ch *char
 // deploy is one attempt of Deploy; refresh re-reads API discovery first.
 // It says which operation it ran: install or upgrade.
 func (m *Manager) deploy(ctx context.Context, t Target, name string, ch *chart.Chart, values map[string]any, refresh bool) (*Release, string, error) {
-	if t.History == nil {
-		t.History = new(History)
-	}
 	cfg, err := m.config(t, ctx)
 	if err != nil {
 		return nil, "upgrade", err
@@ -238,10 +214,6 @@ func (m *Manager) deploy(ctx context.Context, t Target, name string, ch *chart.C
 // case Helm validates nothing on the client anyway.
 
 func (m *Manager) install(ctx context.Context, cfg *action.Configuration, t Target, name string, ch *chart.Chart, values map[string]any) (*Release, error) {
-	if cw, ok := cfg.KubeClient.(concurrentWrites); ok {
-		cw.readAhead = new(sync.Once)
-		cfg.KubeClient = cw
-	}
 	inst := action.NewInstall(cfg)
 	inst.ReleaseName = name
 	inst.Namespace = t.Namespace
@@ -265,14 +237,7 @@ func (m *Manager) upgrade(ctx context.Context, cfg *action.Configuration, t Targ
 	up.Labels = t.Labels
 	up.PostRenderer = t.postRenderer()
 	up.DisableOpenAPIValidation = true
-	t.History.upgrading(true)
 	rel, err := up.RunWithContext(ctx, name, ch, values)
-	t.History.upgrading(false)
-	if serr := t.History.settle(); serr != nil {
-		// Helm only logs this error too (recordRelease): the new revision
-		// is deployed; the previous one still says deployed.
-		m.log.Warn("upgrade: failed to update the previous release record", "release", name, "namespace", t.Namespace, "err", serr)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("upgrading release %s/%s: %w", t.Namespace, name, err)
 	}
@@ -280,14 +245,8 @@ func (m *Manager) upgrade(ctx context.Context, cfg *action.Configuration, t Targ
 }
 
 // Uninstall removes the release; a release already gone is not an error.
-// It first waits, within ctx, for a Deploy of the release still running.
 func (m *Manager) Uninstall(ctx context.Context, t Target, name string) (err error) {
 	defer m.observe("uninstall", time.Now(), &err)
-	done, err := m.runs.begin(ctx, t.Namespace, name)
-	if err != nil {
-		return err
-	}
-	defer done()
 	cfg, err := m.config(t, ctx)
 	if err != nil {
 		return err

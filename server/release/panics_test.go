@@ -9,6 +9,8 @@ import (
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
 	"helm.sh/helm/v3/pkg/registry"
+	helmrelease "helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/cli-runtime/pkg/resource"
 
 	"github.com/magnum-capi/magnum-capi/server/panics"
@@ -20,12 +22,12 @@ type panicky struct{}
 
 func (panicky) RoundTrip(*http.Request) (*http.Response, error) { panic("a bug in the transport") }
 
-// TestGoroutinesRecover: a panic in a goroutine the adapter starts (a Helm
-// action run to its end, one object's write among several, an OCI pull)
+// TestGoroutinesRecover: a panic in a goroutine the adapter starts or a
+// method of ours Helm calls from its own (a release record's write, one
+// object's write among several, an OCI pull)
 // fails that call alone as a panics.Error, counted where it happened; the
 // same place then works for the next call.
 func TestGoroutinesRecover(t *testing.T) {
-	m := NewManager(Options{}, quiet())
 	list := helmkube.ResourceList{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	tests := []struct {
 		name  string
@@ -33,14 +35,14 @@ func TestGoroutinesRecover(t *testing.T) {
 		// run calls the place; with bug, the goroutine it starts panics.
 		run func(ctx context.Context, bug bool) error
 	}{
-		{"a Helm action run to its end", "release/install", func(ctx context.Context, bug bool) error {
-			_, err := toTheEnd(ctx, m, "install", func(context.Context) (int, error) {
+		{"Helm's goroutine writing a release record", "release/records", func(_ context.Context, bug bool) error {
+			r := records{Driver: driver.NewMemory(), history: new(History), ready: func() error {
 				if bug {
-					panic("a bug in the action")
+					panic("a bug in the caller's preparation")
 				}
-				return 1, nil
-			})
-			return err
+				return nil
+			}}
+			return r.Create("sh.helm.release.v1.demo.v1", &helmrelease.Release{Name: "demo", Version: 1, Info: &helmrelease.Info{}})
 		}},
 		{"one object's write among several", "release/write", func(_ context.Context, bug bool) error {
 			var wrote atomic.Int32

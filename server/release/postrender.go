@@ -21,16 +21,23 @@ const nodeGroupLabel = "capi.stackhpc.com/node-group"
 // created for a Magnum cluster can be found by them, whatever the chart
 // version labels itself; and it adds annotations the chart has no value for
 // (the cluster autoscaler's capacity annotations) to node groups'
-// MachineDeployments, found by kind and node-group label. Because it runs on
+// MachineDeployments, found by group, kind and node-group label in any
+// Cluster API version (v1beta1 and v1beta2 keep them in the same metadata
+// fields, which is all this touches). Because it runs on
 // every install and upgrade, what it adds is part of every revision: Helm
 // owns it, a later upgrade renders it again, and Helm's three-way merge
 // removes what a later revision no longer has. Only metadata is touched:
 // selectors, pod templates and machine templates stay as the chart wrote
-// them, so no workload or machine rolls because of it.
+// them, so no workload or machine rolls because of it. The one exception
+// is specPatches (postrender_patches.go): spec fields the chart has no
+// value for, in objects whose spec rolls no machine by itself (the API
+// server load balancer's flavor and zone in the OpenStackCluster, the
+// control plane's certificate renewal in the KubeadmControlPlane).
 type decorator struct {
 	labels map[string]string
 	// machineAnnotations are by node group (the node-group label's value).
 	machineAnnotations map[string]map[string]string
+	specPatches        []SpecPatch
 }
 
 func (d decorator) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
@@ -72,6 +79,7 @@ func (d decorator) decorate(obj *unstructured.Unstructured) {
 		maps.Copy(merged, d.labels)
 		obj.SetLabels(merged)
 	}
+	patchSpec(obj, d.specPatches)
 	if obj.GetKind() != "MachineDeployment" || obj.GroupVersionKind().Group != "cluster.x-k8s.io" {
 		return
 	}

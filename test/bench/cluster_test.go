@@ -49,7 +49,7 @@ func specFor(w *world, name, id, project string, workers int32) *pb.ClusterSpec 
 
 // create calls CreateCluster and records the stack id it answers.
 func (c *cluster) create(ctx context.Context, driver pb.DriverServiceClient) error {
-	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.Context, Spec: c.Spec, Certificates: c.Certs, CreateTimeout: 60})
+	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.Context, Spec: c.Spec, Certificates: c.Certs})
 	if err != nil {
 		return fmt.Errorf("CreateCluster %s: %w", c.Spec.Cluster.Name, err)
 	}

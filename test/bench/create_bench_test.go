@@ -21,7 +21,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
-// BenchmarkCreate is issue 9's create target: the CreateCluster RPC until
+// BenchmarkCreate is the create target: the CreateCluster RPC until
 // the release is deployed (the RPC returns after Helm's install; the Helm
 // record is checked to say deployed), against a baseline that server-side
 // applies the same rendered objects (the release's own manifest, renamed)

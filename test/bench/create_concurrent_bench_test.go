@@ -21,7 +21,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/kube"
 )
 
-// BenchmarkCreateConcurrent is issue 9's concurrency target: 200
+// BenchmarkCreateConcurrent is the concurrency target: 200
 // CreateCluster RPCs for different clusters at once. All must succeed with
 // their release deployed, and none may wait behind another cluster's Lease:
 // from the sidecar's own requests, every cluster's Lease was free at its

@@ -216,7 +216,7 @@ const loadWorkers = 16
 
 // newLoader is a loader of tmpl's copies that writes them as
 // $MAGNUM_CAPI_BENCH_LOAD says: "etcd" (the default; etcdStore) or "api"
-// (through the API server, as the figures before 2026-12-05 were loaded).
+// (through the API server, then writing each status).
 func newLoader(w *world, tmpl *template) (*loader, error) {
 	switch mode := os.Getenv("MAGNUM_CAPI_BENCH_LOAD"); mode {
 	case "", "etcd":

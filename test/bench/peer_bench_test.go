@@ -29,7 +29,7 @@ var contestantNames = [...]string{"ours (RPC)", "peer (helm process)", "floor (p
 // often. Round 0 starts with ours: its release is what the others copy.
 var peerRotations = [][3]contestant{{ours, peer, floor}, {peer, floor, ours}, {floor, ours, peer}}
 
-// BenchmarkPeer is issue 18's side by side, in one run, rounds alternating
+// BenchmarkPeer is the side by side with the peer, in one run, rounds alternating
 // the order: (a) our CreateCluster RPC until the release is deployed, (b)
 // the peer's step, a `helm upgrade --install` process exactly as
 // magnum-capi-helm runs it (same Helm code, same chart from the same

@@ -11,7 +11,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
-// BenchmarkPeerBurst is issue 18's burst: n creates (default 50) at once
+// BenchmarkPeerBurst is the burst: n creates (default 50) at once
 // through one sidecar process (the real magnum-capi binary, as deploy/
 // runs it) against n of the peer's `helm upgrade --install` processes at
 // once, one burst each, ours first, each on a settled stack (settle: the

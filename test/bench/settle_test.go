@@ -23,7 +23,7 @@ import (
 // server's watch cache of Secrets then lags its etcd by more than the 3 s a
 // consistent LIST waits for it, every such LIST falls back to reading the
 // whole namespace's Secrets from etcd, and 50 of those at once held the API
-// server's etcd connection past its 60 s request timeout (2026-12-07: every
+// server's etcd connection past its 60 s request timeout (every
 // peer process failed that way). Each burst starts on a settled stack
 // instead.
 func settle(b *testing.B, driver pb.DriverServiceClient, clusters []*cluster, timeout time.Duration) time.Duration {

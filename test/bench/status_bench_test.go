@@ -16,7 +16,7 @@ import (
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
-// BenchmarkStatus is issue 9's status target, at 100, 1,000 and 2,000
+// BenchmarkStatus measures the status targets at 100, 1,000 and 2,000
 // clusters' objects in the management cluster ($MAGNUM_CAPI_BENCH_CLUSTERS
 // overrides the list). One cluster is created through the sidecar and built
 // to CREATE_COMPLETE by the test bed's real Cluster API controllers; they are

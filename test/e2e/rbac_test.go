@@ -57,7 +57,7 @@ func TestLeastPrivilege(t *testing.T) {
 	c := newCluster(t, "least-privilege", "v1.33.2", 1)
 	c.via = sc.Driver
 	ctx, cancel := c.callCtx()
-	created, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	created, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	if err != nil {
 		t.Fatalf("CreateCluster as the least-privileged user: %v", err)
@@ -408,7 +408,7 @@ func expectCreateRefused(t *testing.T, sc *harness.Sidecar, want string, cleanup
 	t.Helper()
 	c := newCluster(t, "refused", "v1.33.2", 1)
 	ctx, cancel := c.callCtx()
-	_, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	_, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	if err == nil || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), want) {
 		t.Errorf("CreateCluster without the rule: %v; want a refusal mentioning %q", err, want)
@@ -417,7 +417,7 @@ func expectCreateRefused(t *testing.T, sc *harness.Sidecar, want string, cleanup
 		return
 	}
 	ctx, cancel = c.callCtx()
-	created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	if err != nil {
 		t.Fatalf("cleanup: retrying the create with full rights: %v", err)

@@ -43,7 +43,7 @@ func TestReliabilityAPIServerHung(t *testing.T) {
 	const deadline = 25 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	start := time.Now()
-	_, err := hung.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	_, err := hung.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	elapsed := time.Since(start)
 	select {
@@ -65,7 +65,7 @@ func TestReliabilityAPIServerHung(t *testing.T) {
 
 	proxy.releaseAll()
 	res := retryAsTheShim(time.Now().Add(createBudget), func(ctx context.Context) createResult {
-		resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 		return createResult{stackID: resp.GetStackId(), err: err}
 	}, t.Logf)
 	if res.err != nil {

@@ -51,7 +51,7 @@ func TestReliabilityAPIServerRestart(t *testing.T) {
 	first := make(chan createResult, 1)
 	go func() {
 		first <- retryAsTheShim(time.Now().Add(createBudget), func(ctx context.Context) createResult {
-			resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+			resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 			return createResult{stackID: resp.GetStackId(), err: err}
 		}, t.Logf)
 	}()

@@ -64,7 +64,7 @@ func TestReliabilityChartRepoOffline(t *testing.T) {
 	before := footprintOf(t, uncached.owner())
 	ctx, cancel := callCtx()
 	start := time.Now()
-	_, err = sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: uncached.ctx, Spec: uncached.spec, Certificates: uncached.certs, CreateTimeout: 60})
+	_, err = sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: uncached.ctx, Spec: uncached.spec, Certificates: uncached.certs})
 	cancel()
 	s, _ := status.FromError(err)
 	t.Logf("uncached version, repository offline: %s after %s: %s", s.Code(), time.Since(start).Round(time.Millisecond), s.Message())

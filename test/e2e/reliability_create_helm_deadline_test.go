@@ -31,7 +31,7 @@ func TestCreateDeadlineDuringHelm(t *testing.T) {
 	defer f.let()
 
 	ctx, cancel := context.WithTimeout(context.Background(), shortCall)
-	resp, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	resp, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	select {
 	case <-f.fired:

@@ -24,7 +24,7 @@ func TestReliabilityCreateDeadline(t *testing.T) {
 	// Its stack_id is never returned: its uuid names what it made.
 	before := footprintOf(t, c.owner())
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	// Usually DeadlineExceeded; should the create finish first, its answer
 	// is dropped all the same (a reply lost on the way is the same case).

@@ -142,7 +142,7 @@ func cycle(c *cluster) (stackID string, created, gone time.Duration, err error) 
 	start := time.Now()
 	// The shim's create deadline ([magnum_capi] create_call_timeout).
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Second)
-	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	if err != nil {
 		// As Magnum: the cluster is CREATE_FAILED without a stack_id and

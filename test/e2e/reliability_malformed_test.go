@@ -52,7 +52,7 @@ type rpcUnderTest struct {
 // if one is missing, so a new RPC cannot skip the catalogue.
 var rpcs = []rpcUnderTest{
 	{"CreateCluster", takesToken | takesTemplate | takesCerts | rendersLabels, func(ctx context.Context, p reqParts) error {
-		_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: p.ctx, Spec: p.spec, Certificates: p.certs, CreateTimeout: 60})
+		_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: p.ctx, Spec: p.spec, Certificates: p.certs})
 		return err
 	}},
 	{"UpdateCluster", takesTemplate | rendersLabels, func(ctx context.Context, p reqParts) error {
@@ -86,22 +86,6 @@ var rpcs = []rpcUnderTest{
 	{"GetClusterStatus", 0, func(ctx context.Context, p reqParts) error {
 		_, err := driver.GetClusterStatus(ctx, &pb.GetClusterStatusRequest{Spec: p.spec})
 		return err
-	}},
-	// The batch answers per cluster; the one malformed entry's result
-	// carries the code and message.
-	{"GetClusterStatuses", 0, func(ctx context.Context, p reqParts) error {
-		resp, err := driver.GetClusterStatuses(ctx, &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{{Spec: p.spec}}})
-		if err != nil {
-			return err
-		}
-		if len(resp.GetResults()) != 1 {
-			return status.Errorf(codes.Unknown, "test: %d results for 1 cluster", len(resp.GetResults()))
-		}
-		r := resp.GetResults()[0]
-		if r.GetErrorCode() == 0 {
-			return nil
-		}
-		return status.Error(codes.Code(r.GetErrorCode()), r.GetErrorMessage())
 	}},
 	{"GetClusterHealth", 0, func(ctx context.Context, p reqParts) error {
 		_, err := driver.GetClusterHealth(ctx, &pb.GetClusterHealthRequest{Spec: p.spec})

@@ -35,11 +35,11 @@ func TestWriteRequestCounts(t *testing.T) {
 	took := time.Since(start)
 	t.Cleanup(func() { deleteCluster(t, sc.Driver, c) })
 	_, created := counter.count()
-	// 35 chart objects (each checked for a conflict, all at once, then
-	// created), the release record (created, then marked deployed), 5
-	// Secrets (applied), the credential read, one release history read
-	// (the operation's first, under the Lease: the install's and Helm's
-	// own are answered from it, server/release/history_reads.go) and 2
+	// 35 chart objects (each checked for a conflict, then created), the
+	// release record (created, then marked deployed), 5 Secrets (applied),
+	// the credential read, one release history read (the operation's
+	// first, under the Lease: the install's and Helm's own are answered
+	// from it, server/release/records.go) and 2
 	// placement reads (one per management cluster). The namespace costs
 	// nothing: the sidecar made it for the first cluster of the project.
 	// No reachability check.
@@ -62,8 +62,8 @@ func TestWriteRequestCounts(t *testing.T) {
 	// requests in all) and patched only where the patch is not empty: the
 	// resized MachineDeployment, and the 10 Secrets, whose three-way patch
 	// always sets the stringData the API server never returns. Then the
-	// credential's read, the new record, the old one superseded (sent
-	// beside the new one's marking as deployed) and one read of the
+	// credential's read, the new record, the old one superseded, the new
+	// one marked deployed and one read of the
 	// release's history (the operation's first, under the Lease, which
 	// the upgrade's own reads and Helm's pruning of old revisions reuse).
 	checkWriteRequests(t, "ResizeCluster", took, resized, 51)

@@ -30,7 +30,7 @@ func (c *cluster) create(t *testing.T, d pb.DriverServiceClient) string {
 	t.Helper()
 	ctx, cancel := callCtx()
 	defer cancel()
-	resp, err := d.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	resp, err := d.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	if err != nil {
 		t.Fatalf("CreateCluster %s: %v", c.spec.Cluster.Name, err)
 	}

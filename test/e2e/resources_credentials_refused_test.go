@@ -38,7 +38,7 @@ func TestCreateRefusedByKeystone(t *testing.T) {
 	before := footprintOf(t, c.owner())
 	existing := serverGroupIDs()
 	ctx, cancel := callCtx()
-	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	st := status.Convert(err)
 	if st.Code() != codes.FailedPrecondition || !strings.Contains(st.Message(), "403") || !strings.Contains(st.Message(), "application credential") {

@@ -112,7 +112,7 @@ func TestOrphanedCredentialsSwept(t *testing.T) {
 	go func() {
 		ctx, cancel := callCtx()
 		defer cancel()
-		_, _ = victim.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		_, _ = victim.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	}()
 	select {
 	case <-trapped:

@@ -84,7 +84,7 @@ func TestNodeLabelsAndTaints(t *testing.T) {
 	refused.spec.ClusterTemplate.Labels["node_labels"] = "node-role.kubernetes.io/worker="
 	before = footprintOf(t, refused.owner())
 	ctx, cancel = callCtx()
-	_, err = driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: refused.ctx, Spec: refused.spec, Certificates: refused.certs, CreateTimeout: 60})
+	_, err = driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: refused.ctx, Spec: refused.spec, Certificates: refused.certs})
 	cancel()
 	expectRefusal(t, err, "labels.node_labels", "node-role.kubernetes.io/worker", "a label kubelet may set on its node")
 	if diff := before.changes(footprintOf(t, refused.owner())); len(diff) > 0 {

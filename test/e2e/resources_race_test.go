@@ -33,7 +33,7 @@ func TestTwoSidecarsRaceOnOneCluster(t *testing.T) {
 	both(t, "CreateCluster", func(i int, d pb.DriverServiceClient) error {
 		ctx, cancel := callCtx()
 		defer cancel()
-		resp, err := d.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		resp, err := d.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 		stackIDs[i] = resp.GetStackId()
 		return err
 	}, driver, other.Driver)

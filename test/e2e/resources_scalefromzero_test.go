@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -76,15 +77,7 @@ func TestScaleFromZero(t *testing.T) {
 	}
 	c.waitFor(t, "UPDATE_COMPLETE", 4*time.Minute)
 	assertAnnotations(t, c, "gpu", wantGPU)
-	assertAnnotations(t, c, "default-worker", map[string]string{
-		"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "1",
-		"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "2",
-		"capacity.cluster-autoscaler.kubernetes.io/cpu":               "2",
-		"capacity.cluster-autoscaler.kubernetes.io/memory":            "4096Mi",
-		"capacity.cluster-autoscaler.kubernetes.io/ephemeral-disk":    "40Gi",
-		"capacity.cluster-autoscaler.kubernetes.io/maxPods":           "110",
-		"capacity.cluster-autoscaler.kubernetes.io/labels":            "capi.stackhpc.com/node-group=default-worker",
-	})
+	assertAnnotations(t, c, "default-worker", defaultWorkerAnnotations(1, 2))
 	if got := machineSetNames(t, c, "gpu"); got != gpuSets {
 		t.Errorf("the resize rolled the gpu group: MachineSets %s, were %s", got, gpuSets)
 	}
@@ -135,6 +128,20 @@ func assertAnnotations(t *testing.T, c *cluster, group string, want map[string]s
 		if _, ok := want[k]; !ok {
 			t.Errorf("node group %s: unexpected MachineDeployment annotation %s = %q", group, k, v)
 		}
+	}
+}
+
+// defaultWorkerAnnotations are the autoscaler annotations of the default
+// worker group, on the test bed's default flavor, autoscaled min–max.
+func defaultWorkerAnnotations(min, max int) map[string]string {
+	return map[string]string{
+		"cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": strconv.Itoa(min),
+		"cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": strconv.Itoa(max),
+		"capacity.cluster-autoscaler.kubernetes.io/cpu":               "2",
+		"capacity.cluster-autoscaler.kubernetes.io/memory":            "4096Mi",
+		"capacity.cluster-autoscaler.kubernetes.io/ephemeral-disk":    "40Gi",
+		"capacity.cluster-autoscaler.kubernetes.io/maxPods":           "110",
+		"capacity.cluster-autoscaler.kubernetes.io/labels":            "capi.stackhpc.com/node-group=default-worker",
 	}
 }
 

@@ -118,7 +118,7 @@ func TestServerGroupQuota(t *testing.T) {
 	t.Cleanup(func() { stack.OpenStack.SetServerGroupQuota(0) })
 	before := footprintOf(t, c.owner())
 	ctx, cancel := callCtx()
-	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	st := status.Convert(err)
 	if st.Code() != codes.FailedPrecondition || !strings.Contains(st.Message(), "quota server_groups exceeded") || strings.Contains(st.Message(), stack.OpenStack.URL) {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"crypto/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,11 +47,7 @@ func TestSiteSettingsReachValues(t *testing.T) {
 	c.spec.Cluster.Labels["keystone_auth_enabled"] = "true"
 	// What create would have saved on the cluster (RenderValues previews a
 	// cluster Magnum stored; this one is never created).
-	stackID, err := helmvalues.ReleaseName(c.spec.Cluster.Name, rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.spec.Cluster.StackId = stackID
+	c.spec.Cluster.StackId = helmvalues.ReleaseName(c.spec.Cluster.Name, c.spec.Cluster.Uuid)
 
 	tests := []struct {
 		name           string
@@ -144,14 +139,10 @@ func TestSiteFlavorMinimums(t *testing.T) {
 				c.OpenStack.MinFlavorRAMMiB, c.OpenStack.MinFlavorVCPUs = tt.ram, tt.cpus
 			}})
 			c := newCluster(t, "small-flavors", "v1.33.2", 1)
-			stackID, err := helmvalues.ReleaseName(c.spec.Cluster.Name, rand.Reader)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.spec.Cluster.StackId = stackID
+			c.spec.Cluster.StackId = helmvalues.ReleaseName(c.spec.Cluster.Name, c.spec.Cluster.Uuid)
 			ctx, cancel := callCtx()
 			defer cancel()
-			_, err = sc.Driver.RenderValues(ctx, &pb.RenderValuesRequest{Context: c.ctx, Spec: c.spec})
+			_, err := sc.Driver.RenderValues(ctx, &pb.RenderValuesRequest{Context: c.ctx, Spec: c.spec})
 			msg := status.Convert(err).Message()
 			if status.Code(err) != codes.InvalidArgument || !strings.Contains(msg, tt.want) || !strings.Contains(msg, "flavor_id") {
 				t.Errorf("RenderValues: %v; want InvalidArgument naming the flavor and %q", err, tt.want)

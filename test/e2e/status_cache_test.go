@@ -20,8 +20,8 @@ import (
 	"github.com/magnum-capi/magnum-capi/test/harness"
 )
 
-// TestStatusPollsMakeNoAPIRequests: a sidecar answers status, health and
-// batch status of a synced cluster from its watch cache: 100 polls of each
+// TestStatusPollsMakeNoAPIRequests: a sidecar answers status and health of
+// a synced cluster from its watch cache: 100 polls of each
 // make no request to the API server, counted at the sidecar's own client
 // transport. The read-your-writes guard lists the cluster's objects once
 // after each write of the sidecar, and never again. The GitOps hand-off is
@@ -35,7 +35,7 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	}})
 	c := newCluster(t, "polls", "v1.33.2", 2)
 	ctx, cancel := callCtx()
-	created, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	created, err := sc.Driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	if err != nil {
 		t.Fatalf("CreateCluster: %v", err)
@@ -50,18 +50,15 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 	for _, ng := range polled.Nodegroups {
 		ng.Status = "CREATE_IN_PROGRESS"
 	}
-	// A batch of the same cluster and an invalid request (refused before
-	// any read). A cluster no cache knows is not in it: with several
-	// management clusters, placement asks the API servers where it lives.
-	invalid := proto.Clone(polled).(*pb.ClusterSpec)
-	invalid.Cluster.UpdatedAt = "never"
-	batch := &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{{Spec: polled}, {Spec: invalid}}}
-
 	if n, _ := counter.count(); n == 0 {
 		t.Fatal("the counter saw no request while the cluster was created: it is not on the sidecar's connection")
 	}
 	c.via = sc.Driver
 	argoSecret(t, c, func(*corev1.Secret) bool { return true }) // the hand-off is on: the polls below show it is then free
+	// Once more: an addon may still be taking a values source written
+	// after its install (the test bed's addon provider then upgrades it),
+	// which the status rightly shows as in progress.
+	c.waitOn(t, sc.Driver, "CREATE_COMPLETE", time.Minute)
 	counter.reset()
 	start := time.Now()
 	for i := range 100 {
@@ -84,17 +81,8 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 			t.Fatalf("health poll %d: %v %v", i, resp, err)
 		}
 	}
-	for i := range 100 {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		resp, err := sc.Driver.GetClusterStatuses(ctx, batch)
-		cancel()
-		if err != nil || len(resp.GetResults()) != 2 || resp.GetResults()[0].GetStatus().GetStatus() != "CREATE_COMPLETE" ||
-			codes.Code(resp.GetResults()[1].GetErrorCode()) != codes.InvalidArgument {
-			t.Fatalf("batch poll %d: %v %v", i, resp, err)
-		}
-	}
 	if n, seen := counter.count(); n != 0 {
-		t.Errorf("300 polls made %d API requests:\n%s", n, strings.Join(seen, "\n"))
+		t.Errorf("200 polls made %d API requests:\n%s", n, strings.Join(seen, "\n"))
 	}
 	t.Logf("100 GetClusterStatus polls in %s (%s each, over gRPC)", statusTook.Round(time.Millisecond), (statusTook / 100).Round(time.Microsecond))
 
@@ -210,55 +198,6 @@ func TestStatusAfterRestartWaitsForSync(t *testing.T) {
 	}
 }
 
-// TestStatusBatch: GetClusterStatuses answers every cluster on its own: a
-// complete one, one still being created, one whose release was never
-// installed, and an invalid request that fails alone, in request order.
-func TestStatusBatch(t *testing.T) {
-	done := completeCluster(t)
-	creating := newCluster(t, "batch-new", "v1.33.2", 1)
-	creating.create(t, driver)
-	t.Cleanup(func() { deleteCluster(t, driver, creating) })
-
-	missing := newCluster(t, "batch-missing", "v1.33.2", 1)
-	missing.spec.Cluster.StackId = "batch-missing-bbbbbbbbbbbb"
-	invalid := newCluster(t, "batch-invalid", "v1.33.2", 1)
-	invalid.spec.Cluster.CreatedAt = "yesterday"
-
-	polledDone := proto.Clone(done.spec).(*pb.ClusterSpec)
-	polledDone.Cluster.Status = "CREATE_IN_PROGRESS"
-	ctx, cancel := callCtx()
-	resp, err := driver.GetClusterStatuses(ctx, &pb.GetClusterStatusesRequest{Clusters: []*pb.GetClusterStatusRequest{
-		{Spec: polledDone}, {Spec: invalid.spec}, {Spec: creating.spec}, {Spec: missing.spec},
-	}})
-	cancel()
-	if err != nil {
-		t.Fatalf("GetClusterStatuses: %v", err)
-	}
-	r := resp.GetResults()
-	if len(r) != 4 {
-		t.Fatalf("%d results, want 4: %v", len(r), r)
-	}
-	for i, want := range []string{done.spec.Cluster.Uuid, invalid.spec.Cluster.Uuid, creating.spec.Cluster.Uuid, missing.spec.Cluster.Uuid} {
-		if r[i].GetClusterUuid() != want {
-			t.Errorf("result %d is for %s, want %s (request order)", i, r[i].GetClusterUuid(), want)
-		}
-	}
-	if r[0].GetErrorCode() != 0 || r[0].GetStatus().GetStatus() != "CREATE_COMPLETE" {
-		t.Errorf("complete cluster: %v", r[0])
-	}
-	if codes.Code(r[1].GetErrorCode()) != codes.InvalidArgument || r[1].GetStatus() != nil ||
-		!strings.Contains(r[1].GetErrorMessage(), "spec.cluster.created_at") || !strings.Contains(r[1].GetErrorMessage(), "yesterday") {
-		t.Errorf("invalid request: code %d, message %q, status %v; want InvalidArgument naming spec.cluster.created_at and its value", r[1].GetErrorCode(), r[1].GetErrorMessage(), r[1].GetStatus())
-	}
-	if s := r[2].GetStatus(); r[2].GetErrorCode() != 0 || s.GetStatus() != "CREATE_IN_PROGRESS" || s.GetStatusReason() == "" {
-		t.Errorf("cluster being created: %v", r[2])
-	}
-	if s := r[3].GetStatus(); r[3].GetErrorCode() != 0 || s.GetStatus() != "CREATE_IN_PROGRESS" ||
-		!strings.Contains(s.GetStatusReason(), "Helm release batch-missing-bbbbbbbbbbbb to be installed") {
-		t.Errorf("cluster never installed: %v", r[3])
-	}
-}
-
 var (
 	completeOnce    sync.Once
 	completeShared  *cluster
@@ -272,7 +211,7 @@ func completeCluster(t *testing.T) *cluster {
 	completeOnce.Do(func() {
 		c := newCluster(t, "complete", "v1.33.2", 2)
 		ctx, cancel := callCtx()
-		created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 		cancel()
 		if err != nil {
 			completeFailure = fmt.Sprintf("CreateCluster: %v", err)

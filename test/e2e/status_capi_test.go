@@ -330,7 +330,7 @@ func startDelete(t *testing.T, c *cluster) {
 func create(t *testing.T, c *cluster) {
 	t.Helper()
 	ctx, cancel := callCtx()
-	created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+	created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 	cancel()
 	if err != nil {
 		t.Fatalf("CreateCluster %s: %v", c.spec.Cluster.Name, err)

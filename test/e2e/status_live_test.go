@@ -48,7 +48,7 @@ func TestStatusLiveMatchesSidecar(t *testing.T) {
 		}
 		c := newCluster(t, "live-quota", "v1.33.2", 1)
 		ctx, cancel := callCtx()
-		created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs, CreateTimeout: 60})
+		created, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
 		cancel()
 		if err != nil {
 			t.Fatalf("CreateCluster: %v", err)

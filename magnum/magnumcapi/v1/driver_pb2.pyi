@@ -30,29 +30,15 @@ class ClusterStatus(_message.Message):
     status_reason: str
     def __init__(self, status: _Optional[str] = ..., status_reason: _Optional[str] = ..., api_address: _Optional[str] = ..., coe_version: _Optional[str] = ..., nodegroups: _Optional[_Iterable[_Union[NodeGroupStatus, _Mapping]]] = ...) -> None: ...
 
-class ClusterStatusResult(_message.Message):
-    __slots__ = ["cluster_uuid", "error_code", "error_message", "status"]
-    CLUSTER_UUID_FIELD_NUMBER: _ClassVar[int]
-    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
-    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
-    STATUS_FIELD_NUMBER: _ClassVar[int]
-    cluster_uuid: str
-    error_code: int
-    error_message: str
-    status: ClusterStatus
-    def __init__(self, cluster_uuid: _Optional[str] = ..., status: _Optional[_Union[ClusterStatus, _Mapping]] = ..., error_code: _Optional[int] = ..., error_message: _Optional[str] = ...) -> None: ...
-
 class CreateClusterRequest(_message.Message):
-    __slots__ = ["certificates", "context", "create_timeout", "spec"]
+    __slots__ = ["certificates", "context", "spec"]
     CERTIFICATES_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
-    CREATE_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     SPEC_FIELD_NUMBER: _ClassVar[int]
     certificates: _magnum_pb2.CertificateAuthorities
     context: _magnum_pb2.RequestContext
-    create_timeout: int
     spec: ClusterSpec
-    def __init__(self, context: _Optional[_Union[_magnum_pb2.RequestContext, _Mapping]] = ..., spec: _Optional[_Union[ClusterSpec, _Mapping]] = ..., certificates: _Optional[_Union[_magnum_pb2.CertificateAuthorities, _Mapping]] = ..., create_timeout: _Optional[int] = ...) -> None: ...
+    def __init__(self, context: _Optional[_Union[_magnum_pb2.RequestContext, _Mapping]] = ..., spec: _Optional[_Union[ClusterSpec, _Mapping]] = ..., certificates: _Optional[_Union[_magnum_pb2.CertificateAuthorities, _Mapping]] = ...) -> None: ...
 
 class CreateClusterResponse(_message.Message):
     __slots__ = ["stack_id"]
@@ -132,18 +118,6 @@ class GetClusterStatusResponse(_message.Message):
     STATUS_FIELD_NUMBER: _ClassVar[int]
     status: ClusterStatus
     def __init__(self, status: _Optional[_Union[ClusterStatus, _Mapping]] = ...) -> None: ...
-
-class GetClusterStatusesRequest(_message.Message):
-    __slots__ = ["clusters"]
-    CLUSTERS_FIELD_NUMBER: _ClassVar[int]
-    clusters: _containers.RepeatedCompositeFieldContainer[GetClusterStatusRequest]
-    def __init__(self, clusters: _Optional[_Iterable[_Union[GetClusterStatusRequest, _Mapping]]] = ...) -> None: ...
-
-class GetClusterStatusesResponse(_message.Message):
-    __slots__ = ["results"]
-    RESULTS_FIELD_NUMBER: _ClassVar[int]
-    results: _containers.RepeatedCompositeFieldContainer[ClusterStatusResult]
-    def __init__(self, results: _Optional[_Iterable[_Union[ClusterStatusResult, _Mapping]]] = ...) -> None: ...
 
 class NodeGroupStatus(_message.Message):
     __slots__ = ["destroy", "name", "node_addresses", "node_count", "status", "status_reason", "uuid"]

@@ -73,11 +73,6 @@ class DriverServiceStub(object):
                 request_serializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusRequest.SerializeToString,
                 response_deserializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusResponse.FromString,
                 )
-        self.GetClusterStatuses = channel.unary_unary(
-                '/magnumcapi.v1.DriverService/GetClusterStatuses',
-                request_serializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusesRequest.SerializeToString,
-                response_deserializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusesResponse.FromString,
-                )
         self.GetClusterHealth = channel.unary_unary(
                 '/magnumcapi.v1.DriverService/GetClusterHealth',
                 request_serializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterHealthRequest.SerializeToString,
@@ -191,13 +186,6 @@ class DriverServiceServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-    def GetClusterStatuses(self, request, context):
-        """GetClusterStatuses answers GetClusterStatus for many clusters at once.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
     def GetClusterHealth(self, request, context):
         """GetClusterHealth answers Magnum's health monitor.
         """
@@ -275,11 +263,6 @@ def add_DriverServiceServicer_to_server(servicer, server):
                     servicer.GetClusterStatus,
                     request_deserializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusRequest.FromString,
                     response_serializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusResponse.SerializeToString,
-            ),
-            'GetClusterStatuses': grpc.unary_unary_rpc_method_handler(
-                    servicer.GetClusterStatuses,
-                    request_deserializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusesRequest.FromString,
-                    response_serializer=magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusesResponse.SerializeToString,
             ),
             'GetClusterHealth': grpc.unary_unary_rpc_method_handler(
                     servicer.GetClusterHealth,
@@ -475,23 +458,6 @@ class DriverService(object):
         return grpc.experimental.unary_unary(request, target, '/magnumcapi.v1.DriverService/GetClusterStatus',
             magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusRequest.SerializeToString,
             magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusResponse.FromString,
-            options, channel_credentials,
-            insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
-
-    @staticmethod
-    def GetClusterStatuses(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/magnumcapi.v1.DriverService/GetClusterStatuses',
-            magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusesRequest.SerializeToString,
-            magnumcapi_dot_v1_dot_driver__pb2.GetClusterStatusesResponse.FromString,
             options, channel_credentials,
             insecure, call_credentials, compression, wait_for_ready, timeout, metadata)
 

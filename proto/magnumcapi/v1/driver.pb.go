@@ -86,12 +86,10 @@ func (x *ClusterSpec) GetNodegroups() []*NodeGroup {
 }
 
 type CreateClusterRequest struct {
-	state        protoimpl.MessageState  `protogen:"open.v1"`
-	Context      *RequestContext         `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
-	Spec         *ClusterSpec            `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
-	Certificates *CertificateAuthorities `protobuf:"bytes,3,opt,name=certificates,proto3" json:"certificates,omitempty"`
-	// create_timeout is Magnum's cluster_create_timeout argument, in minutes.
-	CreateTimeout int32 `protobuf:"varint,4,opt,name=create_timeout,json=createTimeout,proto3" json:"create_timeout,omitempty"`
+	state         protoimpl.MessageState  `protogen:"open.v1"`
+	Context       *RequestContext         `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
+	Spec          *ClusterSpec            `protobuf:"bytes,2,opt,name=spec,proto3" json:"spec,omitempty"`
+	Certificates  *CertificateAuthorities `protobuf:"bytes,3,opt,name=certificates,proto3" json:"certificates,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -145,13 +143,6 @@ func (x *CreateClusterRequest) GetCertificates() *CertificateAuthorities {
 		return x.Certificates
 	}
 	return nil
-}
-
-func (x *CreateClusterRequest) GetCreateTimeout() int32 {
-	if x != nil {
-		return x.CreateTimeout
-	}
-	return 0
 }
 
 type CreateClusterResponse struct {
@@ -1162,165 +1153,6 @@ func (x *GetClusterStatusResponse) GetStatus() *ClusterStatus {
 	return nil
 }
 
-type GetClusterStatusesRequest struct {
-	state         protoimpl.MessageState     `protogen:"open.v1"`
-	Clusters      []*GetClusterStatusRequest `protobuf:"bytes,1,rep,name=clusters,proto3" json:"clusters,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GetClusterStatusesRequest) Reset() {
-	*x = GetClusterStatusesRequest{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[21]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GetClusterStatusesRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GetClusterStatusesRequest) ProtoMessage() {}
-
-func (x *GetClusterStatusesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[21]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GetClusterStatusesRequest.ProtoReflect.Descriptor instead.
-func (*GetClusterStatusesRequest) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{21}
-}
-
-func (x *GetClusterStatusesRequest) GetClusters() []*GetClusterStatusRequest {
-	if x != nil {
-		return x.Clusters
-	}
-	return nil
-}
-
-// ClusterStatusResult is one cluster's answer in a batch: a status, or the
-// error that cluster alone met.
-type ClusterStatusResult struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	ClusterUuid string                 `protobuf:"bytes,1,opt,name=cluster_uuid,json=clusterUuid,proto3" json:"cluster_uuid,omitempty"`
-	Status      *ClusterStatus         `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
-	// error_code is a google.rpc.Code value; 0 (OK) when status is set.
-	ErrorCode     int32  `protobuf:"varint,3,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
-	ErrorMessage  string `protobuf:"bytes,4,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ClusterStatusResult) Reset() {
-	*x = ClusterStatusResult{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[22]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ClusterStatusResult) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ClusterStatusResult) ProtoMessage() {}
-
-func (x *ClusterStatusResult) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[22]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ClusterStatusResult.ProtoReflect.Descriptor instead.
-func (*ClusterStatusResult) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{22}
-}
-
-func (x *ClusterStatusResult) GetClusterUuid() string {
-	if x != nil {
-		return x.ClusterUuid
-	}
-	return ""
-}
-
-func (x *ClusterStatusResult) GetStatus() *ClusterStatus {
-	if x != nil {
-		return x.Status
-	}
-	return nil
-}
-
-func (x *ClusterStatusResult) GetErrorCode() int32 {
-	if x != nil {
-		return x.ErrorCode
-	}
-	return 0
-}
-
-func (x *ClusterStatusResult) GetErrorMessage() string {
-	if x != nil {
-		return x.ErrorMessage
-	}
-	return ""
-}
-
-type GetClusterStatusesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Results       []*ClusterStatusResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GetClusterStatusesResponse) Reset() {
-	*x = GetClusterStatusesResponse{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[23]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GetClusterStatusesResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GetClusterStatusesResponse) ProtoMessage() {}
-
-func (x *GetClusterStatusesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[23]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GetClusterStatusesResponse.ProtoReflect.Descriptor instead.
-func (*GetClusterStatusesResponse) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{23}
-}
-
-func (x *GetClusterStatusesResponse) GetResults() []*ClusterStatusResult {
-	if x != nil {
-		return x.Results
-	}
-	return nil
-}
-
 type GetClusterHealthRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Spec          *ClusterSpec           `protobuf:"bytes,1,opt,name=spec,proto3" json:"spec,omitempty"`
@@ -1330,7 +1162,7 @@ type GetClusterHealthRequest struct {
 
 func (x *GetClusterHealthRequest) Reset() {
 	*x = GetClusterHealthRequest{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[24]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1342,7 +1174,7 @@ func (x *GetClusterHealthRequest) String() string {
 func (*GetClusterHealthRequest) ProtoMessage() {}
 
 func (x *GetClusterHealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[24]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1355,7 +1187,7 @@ func (x *GetClusterHealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterHealthRequest.ProtoReflect.Descriptor instead.
 func (*GetClusterHealthRequest) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{24}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetClusterHealthRequest) GetSpec() *ClusterSpec {
@@ -1378,7 +1210,7 @@ type GetClusterHealthResponse struct {
 
 func (x *GetClusterHealthResponse) Reset() {
 	*x = GetClusterHealthResponse{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[25]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1222,7 @@ func (x *GetClusterHealthResponse) String() string {
 func (*GetClusterHealthResponse) ProtoMessage() {}
 
 func (x *GetClusterHealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[25]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1235,7 @@ func (x *GetClusterHealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetClusterHealthResponse.ProtoReflect.Descriptor instead.
 func (*GetClusterHealthResponse) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{25}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetClusterHealthResponse) GetHealthStatus() string {
@@ -1432,7 +1264,7 @@ type RotateCACertificateRequest struct {
 
 func (x *RotateCACertificateRequest) Reset() {
 	*x = RotateCACertificateRequest{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[26]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1444,7 +1276,7 @@ func (x *RotateCACertificateRequest) String() string {
 func (*RotateCACertificateRequest) ProtoMessage() {}
 
 func (x *RotateCACertificateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[26]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1457,7 +1289,7 @@ func (x *RotateCACertificateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateCACertificateRequest.ProtoReflect.Descriptor instead.
 func (*RotateCACertificateRequest) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{26}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RotateCACertificateRequest) GetContext() *RequestContext {
@@ -1489,7 +1321,7 @@ type RotateCACertificateResponse struct {
 
 func (x *RotateCACertificateResponse) Reset() {
 	*x = RotateCACertificateResponse{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[27]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1501,7 +1333,7 @@ func (x *RotateCACertificateResponse) String() string {
 func (*RotateCACertificateResponse) ProtoMessage() {}
 
 func (x *RotateCACertificateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[27]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1514,7 +1346,7 @@ func (x *RotateCACertificateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateCACertificateResponse.ProtoReflect.Descriptor instead.
 func (*RotateCACertificateResponse) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{27}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{24}
 }
 
 type RotateCredentialRequest struct {
@@ -1527,7 +1359,7 @@ type RotateCredentialRequest struct {
 
 func (x *RotateCredentialRequest) Reset() {
 	*x = RotateCredentialRequest{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[28]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1539,7 +1371,7 @@ func (x *RotateCredentialRequest) String() string {
 func (*RotateCredentialRequest) ProtoMessage() {}
 
 func (x *RotateCredentialRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[28]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1552,7 +1384,7 @@ func (x *RotateCredentialRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateCredentialRequest.ProtoReflect.Descriptor instead.
 func (*RotateCredentialRequest) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{28}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RotateCredentialRequest) GetContext() *RequestContext {
@@ -1577,7 +1409,7 @@ type RotateCredentialResponse struct {
 
 func (x *RotateCredentialResponse) Reset() {
 	*x = RotateCredentialResponse{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[29]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1589,7 +1421,7 @@ func (x *RotateCredentialResponse) String() string {
 func (*RotateCredentialResponse) ProtoMessage() {}
 
 func (x *RotateCredentialResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[29]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1602,7 +1434,7 @@ func (x *RotateCredentialResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateCredentialResponse.ProtoReflect.Descriptor instead.
 func (*RotateCredentialResponse) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{29}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{26}
 }
 
 type RenderValuesRequest struct {
@@ -1615,7 +1447,7 @@ type RenderValuesRequest struct {
 
 func (x *RenderValuesRequest) Reset() {
 	*x = RenderValuesRequest{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[30]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1627,7 +1459,7 @@ func (x *RenderValuesRequest) String() string {
 func (*RenderValuesRequest) ProtoMessage() {}
 
 func (x *RenderValuesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[30]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1640,7 +1472,7 @@ func (x *RenderValuesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderValuesRequest.ProtoReflect.Descriptor instead.
 func (*RenderValuesRequest) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{30}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RenderValuesRequest) GetContext() *RequestContext {
@@ -1676,7 +1508,7 @@ type RenderValuesResponse struct {
 
 func (x *RenderValuesResponse) Reset() {
 	*x = RenderValuesResponse{}
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[31]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1688,7 +1520,7 @@ func (x *RenderValuesResponse) String() string {
 func (*RenderValuesResponse) ProtoMessage() {}
 
 func (x *RenderValuesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_magnumcapi_v1_driver_proto_msgTypes[31]
+	mi := &file_magnumcapi_v1_driver_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1701,7 +1533,7 @@ func (x *RenderValuesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderValuesResponse.ProtoReflect.Descriptor instead.
 func (*RenderValuesResponse) Descriptor() ([]byte, []int) {
-	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{31}
+	return file_magnumcapi_v1_driver_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RenderValuesResponse) GetValuesYaml() string {
@@ -1749,12 +1581,11 @@ const file_magnumcapi_v1_driver_proto_rawDesc = "" +
 	"\x10cluster_template\x18\x02 \x01(\v2\x1e.magnumcapi.v1.ClusterTemplateR\x0fclusterTemplate\x128\n" +
 	"\n" +
 	"nodegroups\x18\x03 \x03(\v2\x18.magnumcapi.v1.NodeGroupR\n" +
-	"nodegroups\"\xf1\x01\n" +
+	"nodegroups\"\xe0\x01\n" +
 	"\x14CreateClusterRequest\x127\n" +
 	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
 	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12I\n" +
-	"\fcertificates\x18\x03 \x01(\v2%.magnumcapi.v1.CertificateAuthoritiesR\fcertificates\x12%\n" +
-	"\x0ecreate_timeout\x18\x04 \x01(\x05R\rcreateTimeout\"2\n" +
+	"\fcertificates\x18\x03 \x01(\v2%.magnumcapi.v1.CertificateAuthoritiesR\fcertificatesJ\x04\b\x04\x10\x05R\x0ecreate_timeout\"2\n" +
 	"\x15CreateClusterResponse\x12\x19\n" +
 	"\bstack_id\x18\x01 \x01(\tR\astackId\"\x7f\n" +
 	"\x14UpdateClusterRequest\x127\n" +
@@ -1818,17 +1649,7 @@ const file_magnumcapi_v1_driver_proto_rawDesc = "" +
 	"nodegroups\x18\x05 \x03(\v2\x1e.magnumcapi.v1.NodeGroupStatusR\n" +
 	"nodegroups\"P\n" +
 	"\x18GetClusterStatusResponse\x124\n" +
-	"\x06status\x18\x01 \x01(\v2\x1c.magnumcapi.v1.ClusterStatusR\x06status\"_\n" +
-	"\x19GetClusterStatusesRequest\x12B\n" +
-	"\bclusters\x18\x01 \x03(\v2&.magnumcapi.v1.GetClusterStatusRequestR\bclusters\"\xb2\x01\n" +
-	"\x13ClusterStatusResult\x12!\n" +
-	"\fcluster_uuid\x18\x01 \x01(\tR\vclusterUuid\x124\n" +
-	"\x06status\x18\x02 \x01(\v2\x1c.magnumcapi.v1.ClusterStatusR\x06status\x12\x1d\n" +
-	"\n" +
-	"error_code\x18\x03 \x01(\x05R\terrorCode\x12#\n" +
-	"\rerror_message\x18\x04 \x01(\tR\ferrorMessage\"Z\n" +
-	"\x1aGetClusterStatusesResponse\x12<\n" +
-	"\aresults\x18\x01 \x03(\v2\".magnumcapi.v1.ClusterStatusResultR\aresults\"I\n" +
+	"\x06status\x18\x01 \x01(\v2\x1c.magnumcapi.v1.ClusterStatusR\x06status\"I\n" +
 	"\x17GetClusterHealthRequest\x12.\n" +
 	"\x04spec\x18\x01 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\xf9\x01\n" +
 	"\x18GetClusterHealthResponse\x12#\n" +
@@ -1855,8 +1676,7 @@ const file_magnumcapi_v1_driver_proto_rawDesc = "" +
 	"\x04diff\x18\x02 \x01(\tR\x04diff\x12\x1a\n" +
 	"\bdeployed\x18\x03 \x01(\bR\bdeployed\x12#\n" +
 	"\rchart_version\x18\x04 \x01(\tR\fchartVersion\x12\x1a\n" +
-	"\bwarnings\x18\x05 \x03(\tR\bwarnings2\xe5\n" +
-	"\n" +
+	"\bwarnings\x18\x05 \x03(\tR\bwarnings2\xfa\t\n" +
 	"\rDriverService\x12Z\n" +
 	"\rCreateCluster\x12#.magnumcapi.v1.CreateClusterRequest\x1a$.magnumcapi.v1.CreateClusterResponse\x12Z\n" +
 	"\rUpdateCluster\x12#.magnumcapi.v1.UpdateClusterRequest\x1a$.magnumcapi.v1.UpdateClusterResponse\x12Z\n" +
@@ -1866,8 +1686,7 @@ const file_magnumcapi_v1_driver_proto_rawDesc = "" +
 	"\x0fCreateNodeGroup\x12%.magnumcapi.v1.CreateNodeGroupRequest\x1a&.magnumcapi.v1.CreateNodeGroupResponse\x12`\n" +
 	"\x0fUpdateNodeGroup\x12%.magnumcapi.v1.UpdateNodeGroupRequest\x1a&.magnumcapi.v1.UpdateNodeGroupResponse\x12`\n" +
 	"\x0fDeleteNodeGroup\x12%.magnumcapi.v1.DeleteNodeGroupRequest\x1a&.magnumcapi.v1.DeleteNodeGroupResponse\x12c\n" +
-	"\x10GetClusterStatus\x12&.magnumcapi.v1.GetClusterStatusRequest\x1a'.magnumcapi.v1.GetClusterStatusResponse\x12i\n" +
-	"\x12GetClusterStatuses\x12(.magnumcapi.v1.GetClusterStatusesRequest\x1a).magnumcapi.v1.GetClusterStatusesResponse\x12c\n" +
+	"\x10GetClusterStatus\x12&.magnumcapi.v1.GetClusterStatusRequest\x1a'.magnumcapi.v1.GetClusterStatusResponse\x12c\n" +
 	"\x10GetClusterHealth\x12&.magnumcapi.v1.GetClusterHealthRequest\x1a'.magnumcapi.v1.GetClusterHealthResponse\x12l\n" +
 	"\x13RotateCACertificate\x12).magnumcapi.v1.RotateCACertificateRequest\x1a*.magnumcapi.v1.RotateCACertificateResponse\x12c\n" +
 	"\x10RotateCredential\x12&.magnumcapi.v1.RotateCredentialRequest\x1a'.magnumcapi.v1.RotateCredentialResponse\x12W\n" +
@@ -1885,7 +1704,7 @@ func file_magnumcapi_v1_driver_proto_rawDescGZIP() []byte {
 	return file_magnumcapi_v1_driver_proto_rawDescData
 }
 
-var file_magnumcapi_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_magnumcapi_v1_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_magnumcapi_v1_driver_proto_goTypes = []any{
 	(*ClusterSpec)(nil),                 // 0: magnumcapi.v1.ClusterSpec
 	(*CreateClusterRequest)(nil),        // 1: magnumcapi.v1.CreateClusterRequest
@@ -1908,93 +1727,85 @@ var file_magnumcapi_v1_driver_proto_goTypes = []any{
 	(*NodeGroupStatus)(nil),             // 18: magnumcapi.v1.NodeGroupStatus
 	(*ClusterStatus)(nil),               // 19: magnumcapi.v1.ClusterStatus
 	(*GetClusterStatusResponse)(nil),    // 20: magnumcapi.v1.GetClusterStatusResponse
-	(*GetClusterStatusesRequest)(nil),   // 21: magnumcapi.v1.GetClusterStatusesRequest
-	(*ClusterStatusResult)(nil),         // 22: magnumcapi.v1.ClusterStatusResult
-	(*GetClusterStatusesResponse)(nil),  // 23: magnumcapi.v1.GetClusterStatusesResponse
-	(*GetClusterHealthRequest)(nil),     // 24: magnumcapi.v1.GetClusterHealthRequest
-	(*GetClusterHealthResponse)(nil),    // 25: magnumcapi.v1.GetClusterHealthResponse
-	(*RotateCACertificateRequest)(nil),  // 26: magnumcapi.v1.RotateCACertificateRequest
-	(*RotateCACertificateResponse)(nil), // 27: magnumcapi.v1.RotateCACertificateResponse
-	(*RotateCredentialRequest)(nil),     // 28: magnumcapi.v1.RotateCredentialRequest
-	(*RotateCredentialResponse)(nil),    // 29: magnumcapi.v1.RotateCredentialResponse
-	(*RenderValuesRequest)(nil),         // 30: magnumcapi.v1.RenderValuesRequest
-	(*RenderValuesResponse)(nil),        // 31: magnumcapi.v1.RenderValuesResponse
-	nil,                                 // 32: magnumcapi.v1.GetClusterHealthResponse.HealthStatusReasonEntry
-	(*Cluster)(nil),                     // 33: magnumcapi.v1.Cluster
-	(*ClusterTemplate)(nil),             // 34: magnumcapi.v1.ClusterTemplate
-	(*NodeGroup)(nil),                   // 35: magnumcapi.v1.NodeGroup
-	(*RequestContext)(nil),              // 36: magnumcapi.v1.RequestContext
-	(*CertificateAuthorities)(nil),      // 37: magnumcapi.v1.CertificateAuthorities
+	(*GetClusterHealthRequest)(nil),     // 21: magnumcapi.v1.GetClusterHealthRequest
+	(*GetClusterHealthResponse)(nil),    // 22: magnumcapi.v1.GetClusterHealthResponse
+	(*RotateCACertificateRequest)(nil),  // 23: magnumcapi.v1.RotateCACertificateRequest
+	(*RotateCACertificateResponse)(nil), // 24: magnumcapi.v1.RotateCACertificateResponse
+	(*RotateCredentialRequest)(nil),     // 25: magnumcapi.v1.RotateCredentialRequest
+	(*RotateCredentialResponse)(nil),    // 26: magnumcapi.v1.RotateCredentialResponse
+	(*RenderValuesRequest)(nil),         // 27: magnumcapi.v1.RenderValuesRequest
+	(*RenderValuesResponse)(nil),        // 28: magnumcapi.v1.RenderValuesResponse
+	nil,                                 // 29: magnumcapi.v1.GetClusterHealthResponse.HealthStatusReasonEntry
+	(*Cluster)(nil),                     // 30: magnumcapi.v1.Cluster
+	(*ClusterTemplate)(nil),             // 31: magnumcapi.v1.ClusterTemplate
+	(*NodeGroup)(nil),                   // 32: magnumcapi.v1.NodeGroup
+	(*RequestContext)(nil),              // 33: magnumcapi.v1.RequestContext
+	(*CertificateAuthorities)(nil),      // 34: magnumcapi.v1.CertificateAuthorities
 }
 var file_magnumcapi_v1_driver_proto_depIdxs = []int32{
-	33, // 0: magnumcapi.v1.ClusterSpec.cluster:type_name -> magnumcapi.v1.Cluster
-	34, // 1: magnumcapi.v1.ClusterSpec.cluster_template:type_name -> magnumcapi.v1.ClusterTemplate
-	35, // 2: magnumcapi.v1.ClusterSpec.nodegroups:type_name -> magnumcapi.v1.NodeGroup
-	36, // 3: magnumcapi.v1.CreateClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
+	30, // 0: magnumcapi.v1.ClusterSpec.cluster:type_name -> magnumcapi.v1.Cluster
+	31, // 1: magnumcapi.v1.ClusterSpec.cluster_template:type_name -> magnumcapi.v1.ClusterTemplate
+	32, // 2: magnumcapi.v1.ClusterSpec.nodegroups:type_name -> magnumcapi.v1.NodeGroup
+	33, // 3: magnumcapi.v1.CreateClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 4: magnumcapi.v1.CreateClusterRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	37, // 5: magnumcapi.v1.CreateClusterRequest.certificates:type_name -> magnumcapi.v1.CertificateAuthorities
-	36, // 6: magnumcapi.v1.UpdateClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
+	34, // 5: magnumcapi.v1.CreateClusterRequest.certificates:type_name -> magnumcapi.v1.CertificateAuthorities
+	33, // 6: magnumcapi.v1.UpdateClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 7: magnumcapi.v1.UpdateClusterRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	36, // 8: magnumcapi.v1.ResizeClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
+	33, // 8: magnumcapi.v1.ResizeClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 9: magnumcapi.v1.ResizeClusterRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	36, // 10: magnumcapi.v1.UpgradeClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
+	33, // 10: magnumcapi.v1.UpgradeClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 11: magnumcapi.v1.UpgradeClusterRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	36, // 12: magnumcapi.v1.DeleteClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
+	33, // 12: magnumcapi.v1.DeleteClusterRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 13: magnumcapi.v1.DeleteClusterRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	36, // 14: magnumcapi.v1.CreateNodeGroupRequest.context:type_name -> magnumcapi.v1.RequestContext
+	33, // 14: magnumcapi.v1.CreateNodeGroupRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 15: magnumcapi.v1.CreateNodeGroupRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	36, // 16: magnumcapi.v1.UpdateNodeGroupRequest.context:type_name -> magnumcapi.v1.RequestContext
+	33, // 16: magnumcapi.v1.UpdateNodeGroupRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 17: magnumcapi.v1.UpdateNodeGroupRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	36, // 18: magnumcapi.v1.DeleteNodeGroupRequest.context:type_name -> magnumcapi.v1.RequestContext
+	33, // 18: magnumcapi.v1.DeleteNodeGroupRequest.context:type_name -> magnumcapi.v1.RequestContext
 	0,  // 19: magnumcapi.v1.DeleteNodeGroupRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
 	0,  // 20: magnumcapi.v1.GetClusterStatusRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
 	18, // 21: magnumcapi.v1.ClusterStatus.nodegroups:type_name -> magnumcapi.v1.NodeGroupStatus
 	19, // 22: magnumcapi.v1.GetClusterStatusResponse.status:type_name -> magnumcapi.v1.ClusterStatus
-	17, // 23: magnumcapi.v1.GetClusterStatusesRequest.clusters:type_name -> magnumcapi.v1.GetClusterStatusRequest
-	19, // 24: magnumcapi.v1.ClusterStatusResult.status:type_name -> magnumcapi.v1.ClusterStatus
-	22, // 25: magnumcapi.v1.GetClusterStatusesResponse.results:type_name -> magnumcapi.v1.ClusterStatusResult
-	0,  // 26: magnumcapi.v1.GetClusterHealthRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	32, // 27: magnumcapi.v1.GetClusterHealthResponse.health_status_reason:type_name -> magnumcapi.v1.GetClusterHealthResponse.HealthStatusReasonEntry
-	36, // 28: magnumcapi.v1.RotateCACertificateRequest.context:type_name -> magnumcapi.v1.RequestContext
-	0,  // 29: magnumcapi.v1.RotateCACertificateRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	37, // 30: magnumcapi.v1.RotateCACertificateRequest.certificates:type_name -> magnumcapi.v1.CertificateAuthorities
-	36, // 31: magnumcapi.v1.RotateCredentialRequest.context:type_name -> magnumcapi.v1.RequestContext
-	0,  // 32: magnumcapi.v1.RotateCredentialRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	36, // 33: magnumcapi.v1.RenderValuesRequest.context:type_name -> magnumcapi.v1.RequestContext
-	0,  // 34: magnumcapi.v1.RenderValuesRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
-	1,  // 35: magnumcapi.v1.DriverService.CreateCluster:input_type -> magnumcapi.v1.CreateClusterRequest
-	3,  // 36: magnumcapi.v1.DriverService.UpdateCluster:input_type -> magnumcapi.v1.UpdateClusterRequest
-	5,  // 37: magnumcapi.v1.DriverService.ResizeCluster:input_type -> magnumcapi.v1.ResizeClusterRequest
-	7,  // 38: magnumcapi.v1.DriverService.UpgradeCluster:input_type -> magnumcapi.v1.UpgradeClusterRequest
-	9,  // 39: magnumcapi.v1.DriverService.DeleteCluster:input_type -> magnumcapi.v1.DeleteClusterRequest
-	11, // 40: magnumcapi.v1.DriverService.CreateNodeGroup:input_type -> magnumcapi.v1.CreateNodeGroupRequest
-	13, // 41: magnumcapi.v1.DriverService.UpdateNodeGroup:input_type -> magnumcapi.v1.UpdateNodeGroupRequest
-	15, // 42: magnumcapi.v1.DriverService.DeleteNodeGroup:input_type -> magnumcapi.v1.DeleteNodeGroupRequest
-	17, // 43: magnumcapi.v1.DriverService.GetClusterStatus:input_type -> magnumcapi.v1.GetClusterStatusRequest
-	21, // 44: magnumcapi.v1.DriverService.GetClusterStatuses:input_type -> magnumcapi.v1.GetClusterStatusesRequest
-	24, // 45: magnumcapi.v1.DriverService.GetClusterHealth:input_type -> magnumcapi.v1.GetClusterHealthRequest
-	26, // 46: magnumcapi.v1.DriverService.RotateCACertificate:input_type -> magnumcapi.v1.RotateCACertificateRequest
-	28, // 47: magnumcapi.v1.DriverService.RotateCredential:input_type -> magnumcapi.v1.RotateCredentialRequest
-	30, // 48: magnumcapi.v1.DriverService.RenderValues:input_type -> magnumcapi.v1.RenderValuesRequest
-	2,  // 49: magnumcapi.v1.DriverService.CreateCluster:output_type -> magnumcapi.v1.CreateClusterResponse
-	4,  // 50: magnumcapi.v1.DriverService.UpdateCluster:output_type -> magnumcapi.v1.UpdateClusterResponse
-	6,  // 51: magnumcapi.v1.DriverService.ResizeCluster:output_type -> magnumcapi.v1.ResizeClusterResponse
-	8,  // 52: magnumcapi.v1.DriverService.UpgradeCluster:output_type -> magnumcapi.v1.UpgradeClusterResponse
-	10, // 53: magnumcapi.v1.DriverService.DeleteCluster:output_type -> magnumcapi.v1.DeleteClusterResponse
-	12, // 54: magnumcapi.v1.DriverService.CreateNodeGroup:output_type -> magnumcapi.v1.CreateNodeGroupResponse
-	14, // 55: magnumcapi.v1.DriverService.UpdateNodeGroup:output_type -> magnumcapi.v1.UpdateNodeGroupResponse
-	16, // 56: magnumcapi.v1.DriverService.DeleteNodeGroup:output_type -> magnumcapi.v1.DeleteNodeGroupResponse
-	20, // 57: magnumcapi.v1.DriverService.GetClusterStatus:output_type -> magnumcapi.v1.GetClusterStatusResponse
-	23, // 58: magnumcapi.v1.DriverService.GetClusterStatuses:output_type -> magnumcapi.v1.GetClusterStatusesResponse
-	25, // 59: magnumcapi.v1.DriverService.GetClusterHealth:output_type -> magnumcapi.v1.GetClusterHealthResponse
-	27, // 60: magnumcapi.v1.DriverService.RotateCACertificate:output_type -> magnumcapi.v1.RotateCACertificateResponse
-	29, // 61: magnumcapi.v1.DriverService.RotateCredential:output_type -> magnumcapi.v1.RotateCredentialResponse
-	31, // 62: magnumcapi.v1.DriverService.RenderValues:output_type -> magnumcapi.v1.RenderValuesResponse
-	49, // [49:63] is the sub-list for method output_type
-	35, // [35:49] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	0,  // 23: magnumcapi.v1.GetClusterHealthRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
+	29, // 24: magnumcapi.v1.GetClusterHealthResponse.health_status_reason:type_name -> magnumcapi.v1.GetClusterHealthResponse.HealthStatusReasonEntry
+	33, // 25: magnumcapi.v1.RotateCACertificateRequest.context:type_name -> magnumcapi.v1.RequestContext
+	0,  // 26: magnumcapi.v1.RotateCACertificateRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
+	34, // 27: magnumcapi.v1.RotateCACertificateRequest.certificates:type_name -> magnumcapi.v1.CertificateAuthorities
+	33, // 28: magnumcapi.v1.RotateCredentialRequest.context:type_name -> magnumcapi.v1.RequestContext
+	0,  // 29: magnumcapi.v1.RotateCredentialRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
+	33, // 30: magnumcapi.v1.RenderValuesRequest.context:type_name -> magnumcapi.v1.RequestContext
+	0,  // 31: magnumcapi.v1.RenderValuesRequest.spec:type_name -> magnumcapi.v1.ClusterSpec
+	1,  // 32: magnumcapi.v1.DriverService.CreateCluster:input_type -> magnumcapi.v1.CreateClusterRequest
+	3,  // 33: magnumcapi.v1.DriverService.UpdateCluster:input_type -> magnumcapi.v1.UpdateClusterRequest
+	5,  // 34: magnumcapi.v1.DriverService.ResizeCluster:input_type -> magnumcapi.v1.ResizeClusterRequest
+	7,  // 35: magnumcapi.v1.DriverService.UpgradeCluster:input_type -> magnumcapi.v1.UpgradeClusterRequest
+	9,  // 36: magnumcapi.v1.DriverService.DeleteCluster:input_type -> magnumcapi.v1.DeleteClusterRequest
+	11, // 37: magnumcapi.v1.DriverService.CreateNodeGroup:input_type -> magnumcapi.v1.CreateNodeGroupRequest
+	13, // 38: magnumcapi.v1.DriverService.UpdateNodeGroup:input_type -> magnumcapi.v1.UpdateNodeGroupRequest
+	15, // 39: magnumcapi.v1.DriverService.DeleteNodeGroup:input_type -> magnumcapi.v1.DeleteNodeGroupRequest
+	17, // 40: magnumcapi.v1.DriverService.GetClusterStatus:input_type -> magnumcapi.v1.GetClusterStatusRequest
+	21, // 41: magnumcapi.v1.DriverService.GetClusterHealth:input_type -> magnumcapi.v1.GetClusterHealthRequest
+	23, // 42: magnumcapi.v1.DriverService.RotateCACertificate:input_type -> magnumcapi.v1.RotateCACertificateRequest
+	25, // 43: magnumcapi.v1.DriverService.RotateCredential:input_type -> magnumcapi.v1.RotateCredentialRequest
+	27, // 44: magnumcapi.v1.DriverService.RenderValues:input_type -> magnumcapi.v1.RenderValuesRequest
+	2,  // 45: magnumcapi.v1.DriverService.CreateCluster:output_type -> magnumcapi.v1.CreateClusterResponse
+	4,  // 46: magnumcapi.v1.DriverService.UpdateCluster:output_type -> magnumcapi.v1.UpdateClusterResponse
+	6,  // 47: magnumcapi.v1.DriverService.ResizeCluster:output_type -> magnumcapi.v1.ResizeClusterResponse
+	8,  // 48: magnumcapi.v1.DriverService.UpgradeCluster:output_type -> magnumcapi.v1.UpgradeClusterResponse
+	10, // 49: magnumcapi.v1.DriverService.DeleteCluster:output_type -> magnumcapi.v1.DeleteClusterResponse
+	12, // 50: magnumcapi.v1.DriverService.CreateNodeGroup:output_type -> magnumcapi.v1.CreateNodeGroupResponse
+	14, // 51: magnumcapi.v1.DriverService.UpdateNodeGroup:output_type -> magnumcapi.v1.UpdateNodeGroupResponse
+	16, // 52: magnumcapi.v1.DriverService.DeleteNodeGroup:output_type -> magnumcapi.v1.DeleteNodeGroupResponse
+	20, // 53: magnumcapi.v1.DriverService.GetClusterStatus:output_type -> magnumcapi.v1.GetClusterStatusResponse
+	22, // 54: magnumcapi.v1.DriverService.GetClusterHealth:output_type -> magnumcapi.v1.GetClusterHealthResponse
+	24, // 55: magnumcapi.v1.DriverService.RotateCACertificate:output_type -> magnumcapi.v1.RotateCACertificateResponse
+	26, // 56: magnumcapi.v1.DriverService.RotateCredential:output_type -> magnumcapi.v1.RotateCredentialResponse
+	28, // 57: magnumcapi.v1.DriverService.RenderValues:output_type -> magnumcapi.v1.RenderValuesResponse
+	45, // [45:58] is the sub-list for method output_type
+	32, // [32:45] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_magnumcapi_v1_driver_proto_init() }
@@ -2009,7 +1820,7 @@ func file_magnumcapi_v1_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_magnumcapi_v1_driver_proto_rawDesc), len(file_magnumcapi_v1_driver_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   33,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

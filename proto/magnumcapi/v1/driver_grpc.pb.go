@@ -28,7 +28,6 @@ const (
 	DriverService_UpdateNodeGroup_FullMethodName     = "/magnumcapi.v1.DriverService/UpdateNodeGroup"
 	DriverService_DeleteNodeGroup_FullMethodName     = "/magnumcapi.v1.DriverService/DeleteNodeGroup"
 	DriverService_GetClusterStatus_FullMethodName    = "/magnumcapi.v1.DriverService/GetClusterStatus"
-	DriverService_GetClusterStatuses_FullMethodName  = "/magnumcapi.v1.DriverService/GetClusterStatuses"
 	DriverService_GetClusterHealth_FullMethodName    = "/magnumcapi.v1.DriverService/GetClusterHealth"
 	DriverService_RotateCACertificate_FullMethodName = "/magnumcapi.v1.DriverService/RotateCACertificate"
 	DriverService_RotateCredential_FullMethodName    = "/magnumcapi.v1.DriverService/RotateCredential"
@@ -84,8 +83,6 @@ type DriverServiceClient interface {
 	// GetClusterStatus derives the Magnum status of one cluster and its node
 	// groups from the Cluster API objects, from the sidecar's watch cache.
 	GetClusterStatus(ctx context.Context, in *GetClusterStatusRequest, opts ...grpc.CallOption) (*GetClusterStatusResponse, error)
-	// GetClusterStatuses answers GetClusterStatus for many clusters at once.
-	GetClusterStatuses(ctx context.Context, in *GetClusterStatusesRequest, opts ...grpc.CallOption) (*GetClusterStatusesResponse, error)
 	// GetClusterHealth answers Magnum's health monitor.
 	GetClusterHealth(ctx context.Context, in *GetClusterHealthRequest, opts ...grpc.CallOption) (*GetClusterHealthResponse, error)
 	// RotateCACertificate writes Magnum's new CA material and rolls every node
@@ -196,16 +193,6 @@ func (c *driverServiceClient) GetClusterStatus(ctx context.Context, in *GetClust
 	return out, nil
 }
 
-func (c *driverServiceClient) GetClusterStatuses(ctx context.Context, in *GetClusterStatusesRequest, opts ...grpc.CallOption) (*GetClusterStatusesResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(GetClusterStatusesResponse)
-	err := c.cc.Invoke(ctx, DriverService_GetClusterStatuses_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func (c *driverServiceClient) GetClusterHealth(ctx context.Context, in *GetClusterHealthRequest, opts ...grpc.CallOption) (*GetClusterHealthResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetClusterHealthResponse)
@@ -295,8 +282,6 @@ type DriverServiceServer interface {
 	// GetClusterStatus derives the Magnum status of one cluster and its node
 	// groups from the Cluster API objects, from the sidecar's watch cache.
 	GetClusterStatus(context.Context, *GetClusterStatusRequest) (*GetClusterStatusResponse, error)
-	// GetClusterStatuses answers GetClusterStatus for many clusters at once.
-	GetClusterStatuses(context.Context, *GetClusterStatusesRequest) (*GetClusterStatusesResponse, error)
 	// GetClusterHealth answers Magnum's health monitor.
 	GetClusterHealth(context.Context, *GetClusterHealthRequest) (*GetClusterHealthResponse, error)
 	// RotateCACertificate writes Magnum's new CA material and rolls every node
@@ -343,9 +328,6 @@ func (UnimplementedDriverServiceServer) DeleteNodeGroup(context.Context, *Delete
 }
 func (UnimplementedDriverServiceServer) GetClusterStatus(context.Context, *GetClusterStatusRequest) (*GetClusterStatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClusterStatus not implemented")
-}
-func (UnimplementedDriverServiceServer) GetClusterStatuses(context.Context, *GetClusterStatusesRequest) (*GetClusterStatusesResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method GetClusterStatuses not implemented")
 }
 func (UnimplementedDriverServiceServer) GetClusterHealth(context.Context, *GetClusterHealthRequest) (*GetClusterHealthResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetClusterHealth not implemented")
@@ -542,24 +524,6 @@ func _DriverService_GetClusterStatus_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
-func _DriverService_GetClusterStatuses_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(GetClusterStatusesRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(DriverServiceServer).GetClusterStatuses(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: DriverService_GetClusterStatuses_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(DriverServiceServer).GetClusterStatuses(ctx, req.(*GetClusterStatusesRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
 func _DriverService_GetClusterHealth_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetClusterHealthRequest)
 	if err := dec(in); err != nil {
@@ -674,10 +638,6 @@ var DriverService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetClusterStatus",
 			Handler:    _DriverService_GetClusterStatus_Handler,
-		},
-		{
-			MethodName: "GetClusterStatuses",
-			Handler:    _DriverService_GetClusterStatuses_Handler,
 		},
 		{
 			MethodName: "GetClusterHealth",

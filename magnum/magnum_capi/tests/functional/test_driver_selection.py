@@ -24,7 +24,7 @@ class DriverSelectionTest(magnum_base.TestCase):
         magnum_driver.Driver.definitions = None
 
     def test_default_provides(self):
-        for os_distro in ("ubuntu", "flatcar"):
+        for os_distro in ("ubuntu", "flatcar", "debian", "rocky"):
             found = magnum_driver.Driver.get_driver("vm", os_distro, "kubernetes")
             self.assertIsInstance(found, capi_driver.Driver, os_distro)
         entry = magnum_driver.Driver.get_drivers()[("vm", "ubuntu", "kubernetes")]
@@ -70,6 +70,6 @@ class DriverSelectionTest(magnum_base.TestCase):
         client.reset()
         self.addCleanup(client.reset)
         drv = capi_driver.Driver()
-        self.assertEqual(2, len(drv.provides))
+        self.assertEqual(4, len(drv.provides))
         magnum_driver.Driver.get_driver("vm", "ubuntu", "kubernetes")
         self.assertIsNone(client._channel_state["channel"])
