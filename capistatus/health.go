@@ -226,3 +226,10 @@ func addonsProbe(req Request, snap Snapshot) probe {
 	}
 	return unhealthy(truncate(listNames(bad, 5), maxReasonLen))
 }
+
+// ControlPlaneInitialized reports whether the Cluster has ever had a working
+// API server (CAPI's ControlPlaneInitialized): from then on Cluster API
+// keeps an admin kubeconfig for it.
+func ControlPlaneInitialized(c *clusterv1.Cluster) bool {
+	return c != nil && controlPlaneInitialized(c)
+}

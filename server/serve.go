@@ -48,7 +48,7 @@ func (s *Sidecar) Serve(ctx context.Context) error {
 		_ = panics.Run(ctx, s.log, "serve/announce", func() error { s.announceWhenSynced(ctx); return nil })
 	}()
 	go s.domain.WatchCredentials(ctx, clusters.CredentialWatchInterval, s.reportCredentials)
-	s.domain.RunCleanup(ctx)
+	s.domain.RunReconcilers(ctx)
 	// grpc.Serve, GracefulStop and the metrics server are gRPC's and
 	// net/http's own loops; every call they hand us is recovered in
 	// unaryInterceptor (gRPC) or by net/http itself.

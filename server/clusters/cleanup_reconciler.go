@@ -8,18 +8,14 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/certs"
-	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // The cleanup reconciler finishes deletions: once Cluster API has deleted
 // a cluster whose cleanup marker (cleanup_marker.go) exists, it deletes the
 // credentials and Secrets the driver made (cleanupDeleted). It is driven by
 // the watch caches' deletions, by Delete, and at start by the markers
-// found; what it needs to know is on the marker, so any sidecar finishes
-// what another began. The status path only reads.
-
-// cleanupKey names one cluster's cleanup.
-type cleanupKey struct{ mc, ns, stackID string }
+// found (reconciler.go); what it needs to know is on the marker, so any
+// sidecar finishes what another began. The status path only reads.
 
 const (
 	// cleanupWorkers clean up that many clusters at once.
@@ -32,15 +28,14 @@ const (
 	// cleanupRetryMax, so a Keystone that is down is not hammered.
 	cleanupRetryMin = time.Second
 	cleanupRetryMax = 5 * time.Minute
-	// cleanupTimeout bounds one attempt: a Keystone or API server that
-	// hangs holds a worker no longer.
+	// cleanupTimeout bounds one attempt.
 	cleanupTimeout = 2 * time.Minute
 )
 
-func newCleanupQueue() workqueue.TypedRateLimitingInterface[cleanupKey] {
+func newCleanupQueue() workqueue.TypedRateLimitingInterface[clusterKey] {
 	return workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[cleanupKey](cleanupRetryMin, cleanupRetryMax),
-		workqueue.TypedRateLimitingQueueConfig[cleanupKey]{Name: "cleanup"})
+		workqueue.NewTypedItemExponentialFailureRateLimiter[clusterKey](cleanupRetryMin, cleanupRetryMax),
+		workqueue.TypedRateLimitingQueueConfig[clusterKey]{Name: "cleanup"})
 }
 
 // watchDeletions has each watch cache tell the queue of the clusters whose
@@ -50,27 +45,8 @@ func (s *Service) watchDeletions() {
 		if mc.Cache == nil {
 			continue
 		}
-		mc.Cache.OnDelete(func(ns, stackID string) { s.cleanups.Add(cleanupKey{mc.Name, ns, stackID}) })
+		mc.Cache.OnDelete(func(ns, stackID string) { s.cleanups.Add(clusterKey{mc.Name, ns, stackID}) })
 	}
-}
-
-// RunCleanup runs the cleanup reconciler until ctx ends; it returns at once.
-func (s *Service) RunCleanup(ctx context.Context) {
-	go func() {
-		_ = panics.Run(ctx, s.log, "clusters/cleanup-stop", func() error { <-ctx.Done(); s.cleanups.ShutDown(); return nil })
-	}()
-	for range cleanupWorkers {
-		go func() {
-			_ = panics.Run(ctx, s.log, "clusters/cleanup-worker", func() error {
-				for s.cleanupNext(ctx) {
-				}
-				return nil
-			})
-		}()
-	}
-	go func() {
-		_ = panics.Run(ctx, s.log, "clusters/cleanup-markers", func() error { s.enqueueMarked(ctx); return nil })
-	}()
 }
 
 // enqueueMarked queues every cluster with a cleanup marker: the work a
@@ -84,43 +60,24 @@ func (s *Service) enqueueMarked(ctx context.Context) {
 			continue
 		}
 		for _, m := range markers {
-			s.cleanups.Add(cleanupKey{mc.Name, m.Namespace, m.Labels[CleanupLabel]})
+			s.cleanups.Add(clusterKey{mc.Name, m.Namespace, m.Labels[CleanupLabel]})
 		}
 	}
 }
 
-// cleanupNext handles one queued cluster; false once the queue shut down.
-// A panic fails only that cluster's attempt, which is retried.
-func (s *Service) cleanupNext(ctx context.Context) bool {
-	key, quit := s.cleanups.Get()
-	if quit {
-		return false
+// cleanupAfter is reconcileCleanup as its queue runs it.
+func (s *Service) cleanupAfter(ctx context.Context, key clusterKey) (time.Duration, error) {
+	recheck, err := s.reconcileCleanup(ctx, key)
+	if recheck {
+		return cleanupRecheck, err
 	}
-	defer s.cleanups.Done(key)
-	var recheck bool
-	err := panics.Run(ctx, s.log, "clusters/cleanup", func() (err error) {
-		ctx, cancel := context.WithTimeout(ctx, cleanupTimeout)
-		defer cancel()
-		recheck, err = s.reconcileCleanup(ctx, key)
-		return err
-	})
-	switch {
-	case err != nil:
-		s.log.WarnContext(ctx, "cleaning up a deleted cluster failed; retrying", "stack_id", key.stackID, "namespace", key.ns, "err", err)
-		s.cleanups.AddRateLimited(key)
-	case recheck:
-		s.cleanups.Forget(key)
-		s.cleanups.AddAfter(key, cleanupRecheck)
-	default:
-		s.cleanups.Forget(key)
-	}
-	return true
+	return 0, err
 }
 
 // reconcileCleanup cleans up after the cluster of key if its marker says
 // so and Cluster API has deleted everything; recheck asks to look again
 // later. Idempotent: a cluster without a marker is done.
-func (s *Service) reconcileCleanup(ctx context.Context, key cleanupKey) (recheck bool, err error) {
+func (s *Service) reconcileCleanup(ctx context.Context, key clusterKey) (recheck bool, err error) {
 	mc := s.byName[key.mc]
 	if mc == nil {
 		return false, nil

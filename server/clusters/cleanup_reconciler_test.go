@@ -23,18 +23,18 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
 
-// cleanupKeystone deletes credentials, or refuses with err.
-type cleanupKeystone struct {
+// clusterKeystone deletes credentials, or refuses with err.
+type clusterKeystone struct {
 	OpenStack
 	err     error
 	deleted []string
 }
 
-func (f *cleanupKeystone) CredentialIDFromClouds(b []byte) (string, error) { return string(b), nil }
-func (f *cleanupKeystone) ClusterCredentials(context.Context, helmvalues.Cluster) ([]openstack.CredentialRef, error) {
+func (f *clusterKeystone) CredentialIDFromClouds(b []byte) (string, error) { return string(b), nil }
+func (f *clusterKeystone) ClusterCredentials(context.Context, helmvalues.Cluster) ([]openstack.CredentialRef, error) {
 	return nil, nil
 }
-func (f *cleanupKeystone) DeleteCredential(_ context.Context, _ helmvalues.Cluster, id string) error {
+func (f *clusterKeystone) DeleteCredential(_ context.Context, _ helmvalues.Cluster, id string) error {
 	if f.err != nil {
 		return f.err
 	}
@@ -115,10 +115,10 @@ func TestCleanupReconciler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := cleanupFixture(tt.marked)
 			mc := &ManagementCluster{Name: "default", Kube: &kube.Cluster{Client: c}, Cache: &cachedObjects{objs: tt.objs}}
-			ks := &cleanupKeystone{err: tt.keystone}
+			ks := &clusterKeystone{err: tt.keystone}
 			s := &Service{log: slog.New(slog.DiscardHandler), openstack: ks, mgmt: []*ManagementCluster{mc}, byName: map[string]*ManagementCluster{"default": mc}}
 			ctx := context.Background()
-			_, err := s.reconcileCleanup(ctx, cleanupKey{"default", cleanupNS, cleanupStack})
+			_, err := s.reconcileCleanup(ctx, clusterKey{"default", cleanupNS, cleanupStack})
 			if (err != nil) != (tt.keystone != nil) {
 				t.Errorf("reconcile: %v, want an error: %v", err, tt.keystone != nil)
 			}
@@ -152,7 +152,7 @@ func TestCleanupReconciler(t *testing.T) {
 // A cluster whose marker is gone is done whatever else the queue says.
 func TestCleanupOfAnUnknownManagementCluster(t *testing.T) {
 	s := &Service{log: slog.New(slog.DiscardHandler), byName: map[string]*ManagementCluster{}}
-	if recheck, err := s.reconcileCleanup(context.Background(), cleanupKey{"gone", cleanupNS, cleanupStack}); recheck || err != nil {
+	if recheck, err := s.reconcileCleanup(context.Background(), clusterKey{"gone", cleanupNS, cleanupStack}); recheck || err != nil {
 		t.Errorf("reconcile = %v, %v; want done", recheck, err)
 	}
 }

@@ -60,7 +60,7 @@ func (s *Service) Delete(ctx context.Context, caller Caller, spec Spec) error {
 		}
 		s.forgetDeployed(op.stackID())
 		s.markDeleteRequested(ctx, op)
-		s.cleanups.Add(cleanupKey{op.mc.Name, op.ns, op.stackID()})
+		s.cleanups.Add(clusterKey{op.mc.Name, op.ns, op.stackID()})
 		s.log.InfoContext(ctx, "release uninstalled", "stack_id", op.stackID(), "namespace", op.ns)
 		return s.deleteServerGroups(ctx, op, true)
 	})

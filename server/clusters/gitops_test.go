@@ -2,28 +2,22 @@ package clusters
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"flag"
-	"fmt"
-	"log/slog"
 	"math/big"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 )
@@ -146,62 +140,6 @@ func TestLabelSafe(t *testing.T) {
 	}
 }
 
-// TestGitOpsDue: a steady poll writes nothing; a transition (once per
-// operation, however often Magnum polls it), a changed fact, a day or a
-// restart writes again; a failure backs off, doubling.
-func TestGitOpsDue(t *testing.T) {
-	g := newGitOps(&GitOps{Namespace: "argocd"})
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	create, update := now.Add(-time.Hour), now.Add(45*time.Second) // Magnum's updated_at
-	var none time.Time
-	steps := []struct {
-		name       string
-		key        string
-		transition bool
-		op         time.Time
-		at         time.Duration
-		err        error
-		want       bool
-	}{
-		{"first complete status", "k1", true, create, 0, nil, true},
-		{"the same completion polled again", "k1", true, create, time.Second, nil, false},
-		{"steady poll", "k1", false, create, time.Second, nil, false},
-		{"a node group added", "k2", false, create, 2 * time.Second, errFake, true},
-		{"backing off", "k2", false, create, 5 * time.Second, nil, false},
-		{"after the first delay", "k2", false, create, 12 * time.Second, errFake, true},
-		{"the delay doubled", "k2", false, create, 25 * time.Second, nil, false},
-		{"after the second delay", "k2", false, create, 33 * time.Second, nil, true},
-		{"steady again", "k2", false, create, 40 * time.Second, nil, false},
-		{"an update completed", "k2", true, update, 50 * time.Second, nil, true},
-		{"that update polled again", "k2", true, update, 51 * time.Second, nil, false},
-		{"no updated_at: a completion within a minute of the last write is taken for it", "k2", true, none, 70 * time.Second, nil, false},
-		{"no updated_at: a later completion", "k2", true, none, 200 * time.Second, nil, true},
-		{"a day later: Cluster API may have renewed the certificate", "k2", false, none, 200*time.Second + gitopsRefresh, nil, true},
-		{"steady after the refresh", "k2", false, none, 210*time.Second + gitopsRefresh, nil, false},
-	}
-	for _, st := range steps {
-		got := g.due("c", st.key, st.transition, st.op, now.Add(st.at))
-		if got != st.want {
-			t.Fatalf("%s: due = %v, want %v", st.name, got, st.want)
-		}
-		if got {
-			g.record("c", st.key, st.err, st.op, now.Add(st.at))
-		}
-	}
-	g.forget("c")
-	if !g.due("c", "k2", false, none, now.Add(time.Minute)) {
-		t.Error("after forget (a CA rotation, a restart): not due")
-	}
-	var off *gitops
-	off.forget("c") // the hand-off off: nothing to forget, no panic
-}
-
-type fakeError struct{}
-
-func (fakeError) Error() string { return "argo cd is down" }
-
-var errFake = fakeError{}
-
 func TestGitOpsKey(t *testing.T) {
 	a := gitopsKey(gitopsSpec("prod", "default-master", "default-worker"))
 	b := gitopsKey(gitopsSpec("prod", "default-master", "default-worker", "gpu"))
@@ -289,43 +227,4 @@ func fixedAdminCredential(t *testing.T) (caPEM, certPEM, keyPEM []byte) {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
 		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: adminDER}),
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
-}
-
-// TestHandOffFailureLeavesTheClusterAlone: a registration that fails (here
-// the kubeconfig Secret is missing) is logged with the request's logger
-// (Magnum's request id), counted, and retried only after the back-off;
-// the status is not the hand-off's to change.
-func TestHandOffFailureLeavesTheClusterAlone(t *testing.T) {
-	var logged bytes.Buffer
-	var observed []string
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := &Service{
-		log: slog.New(slog.DiscardHandler), now: func() time.Time { return now },
-		gitops: newGitOps(&GitOps{RegisterByDefault: true, Namespace: "argocd", Observe: func(action string, err error) {
-			observed = append(observed, fmt.Sprintf("%s %v", action, err != nil))
-		}}),
-	}
-	kc := &kube.Cluster{Client: fake.NewClientBuilder().Build()}
-	spec := gitopsSpec("prod", "default-master", "default-worker")
-	spec.Cluster.Status = "CREATE_IN_PROGRESS"
-	op := &operation{spec: spec, mc: &ManagementCluster{Kube: kc}, ns: "magnum-p"}
-	ctx := WithLogger(context.Background(), slog.New(slog.NewJSONHandler(&logged, nil)).With("request_id", "req-42"))
-	res := capistatus.Result{Status: "CREATE_COMPLETE"}
-
-	s.handOff(ctx, op, spec, res)
-	if !strings.Contains(logged.String(), `"request_id":"req-42"`) || !strings.Contains(logged.String(), "argo cd hand-off failed") ||
-		!strings.Contains(logged.String(), "kubeconfig Secret magnum-p/prod-abcdefghijkl-kubeconfig does not exist yet") {
-		t.Errorf("log %s: want the failure with the request id and the cause", logged.String())
-	}
-	spec.Cluster.Status = "CREATE_COMPLETE" // Magnum saved the answer
-	logged.Reset()
-	s.handOff(ctx, op, spec, res)
-	if logged.Len() != 0 {
-		t.Errorf("retried within the back-off: %s", logged.String())
-	}
-	now = now.Add(gitopsRetryMin)
-	s.handOff(ctx, op, spec, res)
-	if want := []string{"apply true", "apply true"}; !slices.Equal(observed, want) {
-		t.Errorf("observed %v, want %v (the first try and one retry after the back-off)", observed, want)
-	}
 }

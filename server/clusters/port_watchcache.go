@@ -23,4 +23,8 @@ type WatchCache interface {
 	// OnDelete has f told of each cluster (namespace, stack id) one of
 	// whose objects the cache sees deleted; called before the cache starts.
 	OnDelete(f func(ns, stackID string))
+	// OnChange has f told of each cluster whose Cluster or control plane
+	// the cache sees added, changed or deleted; called before the cache
+	// starts.
+	OnChange(f func(ns, stackID string))
 }

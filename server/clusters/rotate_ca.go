@@ -90,9 +90,11 @@ func (s *Service) switchCA(ctx context.Context, op *operation, caSecrets []*core
 	if err := op.mc.Kube.DeleteSecret(ctx, op.ns, op.stackID()+"-kubeconfig"); err != nil {
 		return err
 	}
-	// The Argo CD Secret still holds the old credential: the next
-	// complete status writes the one Cluster API issues now.
-	s.gitops.forget(op.stackID())
+	// The Argo CD Secret still holds the old credential: the hand-off
+	// writes the one Cluster API issues now, once it is there.
+	if s.gitops != nil {
+		s.gitops.queue.Add(clusterKey{op.mc.Name, op.ns, op.stackID()})
+	}
 	return nil
 }
 

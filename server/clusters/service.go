@@ -55,8 +55,9 @@ type Service struct {
 	gitops  *gitops
 	// credentials is what the credential watch found.
 	credentials credentialWatch
-	// cleanups is the cleanup reconciler's queue (cleanup_reconciler.go).
-	cleanups workqueue.TypedRateLimitingInterface[cleanupKey]
+	// cleanups is the cleanup reconciler's queue (cleanup_reconciler.go);
+	// the hand-off's is gitops's.
+	cleanups workqueue.TypedRateLimitingInterface[clusterKey]
 }
 
 // Deps are the adapters a Service uses.
@@ -106,6 +107,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("default management cluster %q is not configured", d.Default)
 	}
 	s.watchDeletions()
+	s.watchChanges()
 	return s, nil
 }
 

@@ -16,12 +16,13 @@ const (
 )
 
 // Status derives the Magnum status of one cluster from the watch cache. It
-// makes no API request unless the cluster just finished deleting, when it
-// reads what the garbage collector has still to delete
-// (status_leftovers.go) and whether the cleanup reconciler has finished
-// (cleanup_marker.go), or a write of this sidecar's is not in the cache
-// yet (status_guard.go), or its Argo CD Secret is due (gitops.go: once per
-// completion, and once after a restart).
+// writes nothing, and makes no API request unless the cluster just
+// finished deleting, when it reads what the garbage collector has still to
+// delete (status_leftovers.go) and whether the cleanup reconciler has
+// finished (cleanup_marker.go), or a write of this sidecar's is not in the
+// cache yet (status_guard.go). What is to be written on a poll's account
+// (the Argo CD hand-off, a deletion's cleanup) is offered to the
+// reconcilers in memory (reconciler.go).
 func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, error) {
 	if spec.Cluster.StackID == "" {
 		if !strings.HasPrefix(spec.Cluster.Status, "DELETE_") {
@@ -60,7 +61,7 @@ func (s *Service) Status(ctx context.Context, spec Spec) (capistatus.Result, err
 			s.deletes.forget(spec.Cluster.StackID)
 		}
 	}
-	s.handOff(ctx, o.op, spec, res)
+	s.offerHandOff(o, res.Status)
 	return onlyNewDetail(spec, withLabelNotes(spec, res)), nil
 }
 

@@ -81,6 +81,9 @@ type Cache struct {
 	copyReads bool
 	// onDelete hear of the clusters whose objects are deleted (OnDelete).
 	onDelete []func(ns, stackID string)
+	// onChange hear of the clusters whose Cluster or control plane changes
+	// (OnChange).
+	onChange []func(ns, stackID string)
 }
 
 // OnDelete has f told, from the informers' goroutines, of each cluster
@@ -88,8 +91,34 @@ type Cache struct {
 // block. Call it before Start.
 func (ch *Cache) OnDelete(f func(ns, stackID string)) { ch.onDelete = append(ch.onDelete, f) }
 
+// OnChange has f told, from the informers' goroutines, of each cluster
+// whose Cluster or KubeadmControlPlane the cache sees added (the first
+// list's included), changed or deleted: where a cluster's API comes up, its
+// control plane rolls, or it goes. f must not block. Call it before Start.
+func (ch *Cache) OnChange(f func(ns, stackID string)) { ch.onChange = append(ch.onChange, f) }
+
 // deleted tells the OnDelete functions of obj's cluster.
 func (ch *Cache) deleted(gvk schema.GroupVersionKind, obj any) {
+	tell(ch.onDelete, gvk, obj)
+}
+
+// changed tells the OnChange functions of obj's cluster when obj is a
+// Cluster or a control plane; old is nil but for an update, whose resync
+// (the same resourceVersion) tells nothing.
+func (ch *Cache) changed(gvk schema.GroupVersionKind, old, obj any) {
+	if gvk != ClusterGVK && gvk != ControlPlaneGVK {
+		return
+	}
+	if o, ok := objectOf(old); ok {
+		if n, ok := objectOf(obj); ok && n.GetResourceVersion() == o.GetResourceVersion() {
+			return
+		}
+	}
+	tell(ch.onChange, gvk, obj)
+}
+
+// tell calls each f with obj's cluster, when obj names one.
+func tell(fs []func(ns, stackID string), gvk schema.GroupVersionKind, obj any) {
 	o, ok := objectOf(obj)
 	if !ok {
 		return
@@ -98,7 +127,7 @@ func (ch *Cache) deleted(gvk schema.GroupVersionKind, obj any) {
 	if stackID == "" {
 		return
 	}
-	for _, f := range ch.onDelete {
+	for _, f := range fs {
 		f(o.GetNamespace(), stackID)
 	}
 }
@@ -249,16 +278,25 @@ func (ch *Cache) startInformers(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-// handler follows one kind's watch: how far it got, addons' deletion, and
-// the clusters whose objects are deleted (OnDelete).
+// handler follows one kind's watch: how far it got, addons' deletion, the
+// clusters whose objects are deleted (OnDelete) and whose Cluster or
+// control plane changes (OnChange).
 func (ch *Cache) handler(gvk schema.GroupVersionKind) toolscache.ResourceEventHandler {
 	gk := gvk.GroupKind()
 	// The handlers run in client-go's goroutines, which crash the process
 	// on a panic: a bug here skips the event's bookkeeping instead.
 	ctx, log, where := context.Background(), ch.log, "watchcache/handler"
 	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { defer panics.Recover(ctx, log, where, nil); ch.seen.observe(gk, obj) },
-		UpdateFunc: func(_, obj any) { defer panics.Recover(ctx, log, where, nil); ch.seen.observe(gk, obj) },
+		AddFunc: func(obj any) {
+			defer panics.Recover(ctx, log, where, nil)
+			ch.seen.observe(gk, obj)
+			ch.changed(gvk, nil, obj)
+		},
+		UpdateFunc: func(old, obj any) {
+			defer panics.Recover(ctx, log, where, nil)
+			ch.seen.observe(gk, obj)
+			ch.changed(gvk, old, obj)
+		},
 		DeleteFunc: func(obj any) {
 			defer panics.Recover(ctx, log, where, nil)
 			ch.seen.observe(gk, obj)
@@ -266,6 +304,7 @@ func (ch *Cache) handler(gvk schema.GroupVersionKind) toolscache.ResourceEventHa
 				ch.failed.forget(obj)
 			}
 			ch.deleted(gvk, obj)
+			ch.changed(gvk, nil, obj)
 		},
 	}
 }
