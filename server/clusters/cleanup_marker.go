@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -93,7 +94,8 @@ func (s *Service) recordCleanupFailure(ctx context.Context, op *operation, err e
 }
 
 // cleanupLeft reads what is left of a deletion outside Cluster API: nil
-// when nothing, else what keeps the cluster from DELETE_COMPLETE. A read only.
+// when nothing, else what keeps the cluster from DELETE_COMPLETE. It reads
+// only; a deletion without a marker is offered to the reconciler in memory.
 func (s *Service) cleanupLeft(ctx context.Context, op *operation) (*cleanupFailure, error) {
 	m, err := op.mc.Kube.GetSecret(ctx, op.ns, cleanupMarkerName(op.stackID()))
 	if err != nil {
@@ -105,16 +107,14 @@ func (s *Service) cleanupLeft(ctx context.Context, op *operation) (*cleanupFailu
 		}
 		return &cleanupFailure{msg: cleanupPending}, nil
 	}
-	// A deletion no marker was written for (by a sidecar that cleaned up
-	// in its status polls) leaves the driver's Secrets: say so.
+	// A deletion no marker was written for (an earlier sidecar started
+	// it) leaves the driver's Secrets: the reconciler is offered it.
 	left, err := op.mc.Kube.HasSecrets(ctx, op.ns, map[string]string{certs.ClusterUUIDLabel: op.spec.Cluster.UUID})
-	if err != nil || !left {
+	if err != nil || !left || !strings.HasPrefix(op.spec.Cluster.Status, "DELETE_") {
 		return nil, err
 	}
-	return &cleanupFailure{msg: cleanupNotRequested, permanent: true}, nil
+	s.offerCleanup(op)
+	return &cleanupFailure{msg: cleanupPending}, nil
 }
 
-const (
-	cleanupPending      = "deleting the cluster's application credential and Secrets"
-	cleanupNotRequested = "the cluster's Secrets are left and no cleanup was requested for them: delete the cluster again"
-)
+const cleanupPending = "deleting the cluster's application credential and Secrets"

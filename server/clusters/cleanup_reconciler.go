@@ -76,15 +76,24 @@ func (s *Service) cleanupAfter(ctx context.Context, key clusterKey) (time.Durati
 
 // reconcileCleanup cleans up after the cluster of key if its marker says
 // so and Cluster API has deleted everything; recheck asks to look again
-// later. Idempotent: a cluster without a marker is done.
+// later. Idempotent: a cluster without a marker (and none offered,
+// cleanup_unmarked.go) is done.
 func (s *Service) reconcileCleanup(ctx context.Context, key clusterKey) (recheck bool, err error) {
 	mc := s.byName[key.mc]
 	if mc == nil {
 		return false, nil
 	}
 	marker, err := mc.Kube.GetSecret(ctx, key.ns, cleanupMarkerName(key.stackID))
-	if err != nil || marker == nil {
+	if err != nil {
 		return false, err
+	}
+	if marker == nil {
+		if marked, err := s.markOffered(ctx, mc, key); !marked || err != nil {
+			return false, err
+		}
+		if marker, err = mc.Kube.GetSecret(ctx, key.ns, cleanupMarkerName(key.stackID)); err != nil || marker == nil {
+			return false, err
+		}
 	}
 	op := &operation{spec: specOfMarker(marker), mc: mc, ns: key.ns}
 	objs, err := mc.Cache.Objects(ctx, key.ns, key.stackID)

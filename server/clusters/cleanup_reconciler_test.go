@@ -23,18 +23,18 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
 
-// clusterKeystone deletes credentials, or refuses with err.
-type clusterKeystone struct {
+// cleanupKeystone deletes credentials, or refuses with err.
+type cleanupKeystone struct {
 	OpenStack
 	err     error
 	deleted []string
 }
 
-func (f *clusterKeystone) CredentialIDFromClouds(b []byte) (string, error) { return string(b), nil }
-func (f *clusterKeystone) ClusterCredentials(context.Context, helmvalues.Cluster) ([]openstack.CredentialRef, error) {
+func (f *cleanupKeystone) CredentialIDFromClouds(b []byte) (string, error) { return string(b), nil }
+func (f *cleanupKeystone) ClusterCredentials(context.Context, helmvalues.Cluster) ([]openstack.CredentialRef, error) {
 	return nil, nil
 }
-func (f *clusterKeystone) DeleteCredential(_ context.Context, _ helmvalues.Cluster, id string) error {
+func (f *cleanupKeystone) DeleteCredential(_ context.Context, _ helmvalues.Cluster, id string) error {
 	if f.err != nil {
 		return f.err
 	}
@@ -101,8 +101,8 @@ func TestCleanupReconciler(t *testing.T) {
 		wantStatus string
 		wantReason string
 	}{
-		{"nothing asked", false, watchcache.Objects{}, nil,
-			[]string{cleanupStack + "-ca", credentialSecretName(cleanupStack)}, statusDeleteFailed, cleanupNotRequested},
+		{"an earlier sidecar's deletion, not offered yet", false, watchcache.Objects{}, nil,
+			[]string{cleanupStack + "-ca", credentialSecretName(cleanupStack)}, statusDeleteInProgress, cleanupPending},
 		{"Cluster API still deleting", true, watchcache.Objects{Cluster: &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: cleanupStack}}}, nil,
 			[]string{cleanupStack + "-ca", cleanupMarkerName(cleanupStack), credentialSecretName(cleanupStack)}, statusDeleteInProgress, cleanupPending},
 		{"all gone", true, watchcache.Objects{}, nil, nil, statusDeleteComplete, ""},
@@ -115,8 +115,9 @@ func TestCleanupReconciler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := cleanupFixture(tt.marked)
 			mc := &ManagementCluster{Name: "default", Kube: &kube.Cluster{Client: c}, Cache: &cachedObjects{objs: tt.objs}}
-			ks := &clusterKeystone{err: tt.keystone}
-			s := &Service{log: slog.New(slog.DiscardHandler), openstack: ks, mgmt: []*ManagementCluster{mc}, byName: map[string]*ManagementCluster{"default": mc}}
+			ks := &cleanupKeystone{err: tt.keystone}
+			s := &Service{log: slog.New(slog.DiscardHandler), openstack: ks, mgmt: []*ManagementCluster{mc}, byName: map[string]*ManagementCluster{"default": mc}, cleanups: newCleanupQueue()}
+			defer s.cleanups.ShutDown()
 			ctx := context.Background()
 			_, err := s.reconcileCleanup(ctx, clusterKey{"default", cleanupNS, cleanupStack})
 			if (err != nil) != (tt.keystone != nil) {
@@ -136,7 +137,7 @@ func TestCleanupReconciler(t *testing.T) {
 			if tt.name == "all gone" && strings.Join(ks.deleted, ",") != "cred-1" {
 				t.Errorf("credentials deleted %v, want cred-1", ks.deleted)
 			}
-			op := &operation{spec: Spec{Cluster: helmvalues.Cluster{StackID: cleanupStack, UUID: cleanupUUID}}, mc: mc, ns: cleanupNS}
+			op := &operation{spec: Spec{Cluster: helmvalues.Cluster{StackID: cleanupStack, UUID: cleanupUUID, Status: "DELETE_IN_PROGRESS"}}, mc: mc, ns: cleanupNS}
 			what, err := s.cleanupLeft(ctx, op)
 			if err != nil {
 				t.Fatal(err)
@@ -154,5 +155,46 @@ func TestCleanupOfAnUnknownManagementCluster(t *testing.T) {
 	s := &Service{log: slog.New(slog.DiscardHandler), byName: map[string]*ManagementCluster{}}
 	if recheck, err := s.reconcileCleanup(context.Background(), clusterKey{"gone", cleanupNS, cleanupStack}); recheck || err != nil {
 		t.Errorf("reconcile = %v, %v; want done", recheck, err)
+	}
+}
+
+// TestCleanupOfAnEarlierSidecarsDeletion: a cluster an earlier sidecar
+// deleted has no marker; the status poll offers it (writing nothing), the
+// reconciler marks it and cleans up, and the next poll says DELETE_COMPLETE.
+func TestCleanupOfAnEarlierSidecarsDeletion(t *testing.T) {
+	c := cleanupFixture(false)
+	mc := &ManagementCluster{Name: "default", Kube: &kube.Cluster{Client: c}, Cache: &cachedObjects{}}
+	ks := &cleanupKeystone{}
+	s := &Service{log: slog.New(slog.DiscardHandler), openstack: ks, mgmt: []*ManagementCluster{mc}, byName: map[string]*ManagementCluster{"default": mc}, cleanups: newCleanupQueue()}
+	defer s.cleanups.ShutDown()
+	ctx := context.Background()
+	op := &operation{spec: Spec{Cluster: helmvalues.Cluster{StackID: cleanupStack, UUID: cleanupUUID, ProjectID: "p", Status: "DELETE_IN_PROGRESS"}}, mc: mc, ns: cleanupNS}
+	var states []string
+	for range 2 {
+		left, err := s.cleanupLeft(ctx, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := withCleanup(capistatus.Result{Status: statusDeleteComplete}, left)
+		states = append(states, res.Status)
+		if left == nil {
+			continue
+		}
+		if s.cleanups.Len() != 1 {
+			t.Fatalf("the poll queued %d clusters, want 1", s.cleanups.Len())
+		}
+		if key, _ := s.cleanups.Get(); key.stackID == cleanupStack {
+			if _, err := s.reconcileCleanup(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			s.cleanups.Done(key)
+		}
+	}
+	var list corev1.SecretList
+	if err := c.List(ctx, &list); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{statusDeleteInProgress, statusDeleteComplete}; strings.Join(states, ",") != strings.Join(want, ",") || len(list.Items) != 0 || strings.Join(ks.deleted, ",") != "cred-1" {
+		t.Errorf("statuses %v, Secrets left %d, credentials deleted %v; want %v, none, cred-1", states, len(list.Items), ks.deleted, want)
 	}
 }

@@ -58,6 +58,7 @@ type Service struct {
 	// cleanups is the cleanup reconciler's queue (cleanup_reconciler.go);
 	// the hand-off's is gitops's.
 	cleanups workqueue.TypedRateLimitingInterface[clusterKey]
+	unmarked unmarkedDeletions
 }
 
 // Deps are the adapters a Service uses.
