@@ -116,9 +116,10 @@ func TestGitOpsHandOff(t *testing.T) {
 }
 
 // handOffAfterUpgrade: a cluster Secret an earlier version wrote (the same
-// field manager, tenant-chosen names under magnum.openstack.org/ keys) is
-// rewritten by the first status poll of a sidecar of this version started
-// with opts: the earlier keys are gone, the current ones are there.
+// field manager, tenant-chosen names under magnum.openstack.org/ keys, no
+// record of the hand-off) is rewritten by the hand-off of a sidecar of this
+// version started with opts, once a status poll offers it the cluster's
+// facts: the earlier keys are gone, the current ones are there.
 func handOffAfterUpgrade(t *testing.T, c *cluster, opts harness.SidecarOptions) {
 	t.Helper()
 	earlier := getArgoSecret(t, c).DeepCopy()
@@ -141,6 +142,10 @@ func handOffAfterUpgrade(t *testing.T, c *cluster, opts harness.SidecarOptions) 
 	}
 	if err := kc.ApplySecret(context.Background(), earlier); err != nil {
 		t.Fatalf("writing the Secret as an earlier version did: %v", err)
+	}
+	// An earlier version kept no record of the hand-off.
+	if err := kc.DeleteSecret(context.Background(), projectNamespace(), c.spec.Cluster.StackId+"-argocd"); err != nil {
+		t.Fatal(err)
 	}
 	upgraded := startSidecar(t, opts)
 	via := c.via
@@ -209,8 +214,8 @@ func checkArgoSecret(t *testing.T, c *cluster, s *corev1.Secret) argoClusterConf
 }
 
 // argoSecret is the cluster's Argo CD Secret once ok accepts it. The
-// status poll that saw the cluster complete writes it before answering; a
-// write that failed (the API server busy) is retried by a later poll after
+// hand-off's reconciler writes it soon after a status poll saw the cluster
+// complete; a write that failed (the API server busy) is retried after
 // 10 s, so this waits a little longer than that.
 func argoSecret(t *testing.T, c *cluster, ok func(*corev1.Secret) bool) *corev1.Secret {
 	t.Helper()

@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,23 +24,46 @@ import (
 // TestStatusWithAReadOnlyIdentity: the status path makes no write. A
 // sidecar whose Kubernetes identity may only get, list and watch, and whose
 // OpenStack identity is of another project (Keystone refuses it every write
-// in the cluster's), answers every status poll of a cluster's life:
-// created, deleted while a leftover the garbage collector has not removed
-// keeps the cleanup waiting, and deleted. The shared sidecar does the
-// writes, its cleanup reconciler the cleanup.
+// in the cluster's), with the Argo CD hand-off on, answers every status
+// poll of a cluster's whole life: created and complete, registered with
+// Argo CD, deleted while a leftover the garbage collector has not removed
+// keeps the cleanup waiting, its cleanup marker gone as if an earlier
+// sidecar had deleted it, and DELETE_COMPLETE. Every write it attempted is
+// one of its reconcilers' (refused): none is its status path's. A sidecar
+// with the same hand-off and full rights does the writes, its reconcilers
+// the hand-off and the cleanup.
 func TestStatusWithAReadOnlyIdentity(t *testing.T) {
 	t.Parallel()
-	readOnly := startSidecar(t, harness.SidecarOptions{Name: "read-only", Configure: readOnlyIdentity(t)})
+	ensureNamespace(t, argoCDNamespace)
+	handOff := func(c *config.Config) {
+		c.ArgoCD = config.ArgoCD{Enabled: true, RegisterByDefault: true, Namespace: argoCDNamespace, Project: argoCDProject}
+	}
+	writer := startSidecar(t, harness.SidecarOptions{Name: "read-only-writer", Configure: handOff})
+	writes := &writeRecorder{}
+	readOnly := startSidecar(t, harness.SidecarOptions{Name: "read-only", KubeTransport: writes.wrap, Configure: func(c *config.Config) {
+		readOnlyIdentity(t)(c)
+		handOff(c)
+	}})
 	c := newCluster(t, "read-only", "v1.33.2", 1)
-	stackID := c.create(t, driver)
+	stackID := c.create(t, writer.Driver)
 	c.waitOn(t, readOnly.Driver, "CREATE_COMPLETE", 3*time.Minute)
+	// The first complete poll that reaches the writer offers it the facts.
+	c.waitOn(t, writer.Driver, "CREATE_COMPLETE", time.Minute)
+	c.via = readOnly.Driver
+	checkArgoSecret(t, c, argoSecret(t, c, func(*corev1.Secret) bool { return true }))
 
 	ns := projectNamespace()
 	leftover := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: stackID + "-leftover", Labels: map[string]string{kube.ChartClusterLabel: stackID}}}
 	if err := stack.Env.Client.Create(context.Background(), leftover); err != nil {
 		t.Fatal(err)
 	}
-	startDelete(t, c)
+	c.setStatus("DELETE_IN_PROGRESS")
+	ctx, cancel := callCtx()
+	_, err := writer.Driver.DeleteCluster(ctx, &pb.DeleteClusterRequest{Context: c.ctx, Spec: c.spec})
+	cancel()
+	if err != nil {
+		t.Fatalf("DeleteCluster: %v", err)
+	}
 	waitForReason(t, readOnly.Driver, c, leftover.Name, 3*time.Minute)
 	if c.spec.Cluster.Status != "DELETE_IN_PROGRESS" {
 		t.Errorf("with a leftover: %s (%s), want DELETE_IN_PROGRESS", c.spec.Cluster.Status, c.spec.Cluster.StatusReason)
@@ -45,11 +71,57 @@ func TestStatusWithAReadOnlyIdentity(t *testing.T) {
 	if id := authenticates(t, credentialSecret(t, ns, stackID)); !inKeystone(t, id) {
 		t.Errorf("credential %s deleted before Cluster API's leftovers are gone", id)
 	}
-	if err := stack.Env.Client.Delete(context.Background(), leftover); err != nil {
-		t.Fatal(err)
+	if s := getArgoSecret(t, c); s != nil {
+		t.Errorf("Argo CD Secret %s left after the deletion started", s.Name)
 	}
-	c.waitOn(t, readOnly.Driver, "DELETE_COMPLETE", 3*time.Minute)
+	// An earlier sidecar wrote no cleanup marker: the writer's status poll
+	// offers the cluster to its cleanup reconciler.
+	for _, o := range []client.Object{leftover, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: stackID + "-cleanup"}}} {
+		if err := stack.Env.Client.Delete(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.waitOn(t, writer.Driver, "DELETE_COMPLETE", 3*time.Minute)
+	c.waitOn(t, readOnly.Driver, "DELETE_COMPLETE", time.Minute)
 	assertNothingLeft(t, c, ns)
+	for _, w := range writes.seen() {
+		if !reconcilersWrite(w, ns, stackID) {
+			t.Errorf("the read-only sidecar attempted %s: not a reconciler's write", w)
+		}
+	}
+}
+
+// reconcilersWrite: w (method and path) is a write the read-only sidecar's
+// reconcilers attempt for the cluster: the hand-off's delete of its Argo CD
+// Secret, the cleanup's marker (writing it for an earlier sidecar's
+// deletion, recording Keystone's refusal).
+func reconcilersWrite(w, ns, stackID string) bool {
+	return w == "DELETE /api/v1/namespaces/"+argoCDNamespace+"/secrets/magnum-"+stackID ||
+		strings.HasPrefix(w, "PATCH /api/v1/namespaces/"+ns+"/secrets/"+stackID+"-cleanup?")
+}
+
+// writeRecorder records the write requests (method and path) of a
+// sidecar's Kubernetes client.
+type writeRecorder struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (r *writeRecorder) wrap(next http.RoundTripper) http.RoundTripper {
+	return statusRoundTripper(func(req *http.Request) (*http.Response, error) {
+		if req.Method != http.MethodGet {
+			r.mu.Lock()
+			r.writes = append(r.writes, req.Method+" "+req.URL.RequestURI())
+			r.mu.Unlock()
+		}
+		return next.RoundTrip(req)
+	})
+}
+
+func (r *writeRecorder) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.writes)
 }
 
 // waitForReason polls d until c's status_reason names want.
