@@ -41,6 +41,9 @@ const (
 	// write or delete the Secret): an Argo CD cluster that hangs holds a
 	// worker no longer.
 	gitopsTimeout = 30 * time.Second
+	// gitopsDeleteTimeout bounds the delete at the start of a deletion,
+	// inside Magnum's call: the reconciler and the cleanup delete it again.
+	gitopsDeleteTimeout = 5 * time.Second
 	// gitopsRecheck is how soon a cluster whose API is up but whose
 	// kubeconfig Secret Cluster API has not written (yet, or again after a
 	// CA rotation; no watch event tells of it) is looked at again.
@@ -179,7 +182,7 @@ func (s *Service) removeFromGitOps(ctx context.Context, op *operation) error {
 		return nil
 	}
 	s.gitops.forget(op.stackID())
-	ctx, cancel := context.WithTimeout(ctx, gitopsTimeout)
+	ctx, cancel := context.WithTimeout(ctx, gitopsDeleteTimeout)
 	defer cancel()
 	err := s.unregisterGitOps(ctx, op)
 	s.gitops.cfg.Observe("delete", err)
