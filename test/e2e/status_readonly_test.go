@@ -92,12 +92,19 @@ func TestStatusWithAReadOnlyIdentity(t *testing.T) {
 }
 
 // reconcilersWrite: w (method and path) is a write the read-only sidecar's
-// reconcilers attempt for the cluster: the hand-off's delete of its Argo CD
-// Secret, the cleanup's marker (writing it for an earlier sidecar's
-// deletion, recording Keystone's refusal).
+// reconcilers attempt for the cluster, on the Secrets they own: the
+// hand-off's Argo CD Secret and its record, the cleanup's marker (written
+// for an earlier sidecar's deletion, or recording Keystone's refusal).
 func reconcilersWrite(w, ns, stackID string) bool {
-	return w == "DELETE /api/v1/namespaces/"+argoCDNamespace+"/secrets/magnum-"+stackID ||
-		strings.HasPrefix(w, "PATCH /api/v1/namespaces/"+ns+"/secrets/"+stackID+"-cleanup?")
+	method, uri, _ := strings.Cut(w, " ")
+	path, _, _ := strings.Cut(uri, "?")
+	switch path {
+	case "/api/v1/namespaces/" + argoCDNamespace + "/secrets/magnum-" + stackID,
+		"/api/v1/namespaces/" + ns + "/secrets/" + stackID + "-argocd",
+		"/api/v1/namespaces/" + ns + "/secrets/" + stackID + "-cleanup":
+		return method == http.MethodPatch || method == http.MethodDelete
+	}
+	return false
 }
 
 // writeRecorder records the write requests (method and path) of a
