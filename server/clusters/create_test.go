@@ -128,7 +128,7 @@ func withoutWrites(writes []string, parts ...string) []string {
 }
 
 // assertOutcome checks the operation's error class and text, and the
-// writes the fakes recorded (sorted) against want.
+// writes the fakes recorded against want, both sorted.
 func assertOutcome(t *testing.T, err error, wantClass, wantIn string, writes, want []string) {
 	t.Helper()
 	if got := class(err); got != wantClass {
@@ -138,6 +138,7 @@ func assertOutcome(t *testing.T, err error, wantClass, wantIn string, writes, wa
 		t.Errorf("error %q does not say %q", err, wantIn)
 	}
 	slices.Sort(writes)
+	want = slices.Sorted(slices.Values(want))
 	if !slices.Equal(writes, want) {
 		t.Errorf("wrote\n  %s\nwant\n  %s", strings.Join(writes, "\n  "), strings.Join(want, "\n  "))
 	}
