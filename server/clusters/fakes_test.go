@@ -556,3 +556,8 @@ func class(err error) string {
 	}
 	return ""
 }
+
+// madeServerGroup is a server group an earlier operation made.
+func madeServerGroup(name string) openstack.ServerGroup {
+	return openstack.ServerGroup{ID: "sg-" + name, Name: name, Policy: helmvalues.DefaultServerGroupPolicy}
+}
