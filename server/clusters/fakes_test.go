@@ -220,7 +220,7 @@ func (k *fakeKube) secretNames() []string {
 
 // fakeReleases are Helm releases in memory. Deploy waits for the target's
 // BeforeWrite, as Helm's first record write does, and writes nothing when
-// it fails.
+// it fails; it fails before writing ("Deploy") or after ("DeployAfterWrite").
 type fakeReleases struct {
 	recorder
 	releases map[string]*release.Release // by namespace/name
@@ -248,6 +248,11 @@ func (r *fakeReleases) Deploy(_ context.Context, t release.Target, name string, 
 	r.mu.Unlock()
 	if t.Wrote != nil {
 		t.Wrote()
+	}
+	// Helm fails after it wrote the release record (a resource it then
+	// creates is refused).
+	if err := r.failure("DeployAfterWrite"); err != nil {
+		return nil, err
 	}
 	return rel, nil
 }
