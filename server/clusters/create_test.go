@@ -45,7 +45,9 @@ func TestCreate(t *testing.T) {
 		{name: "a user of the project: credential, CA Secrets, release", caller: projectCaller,
 			wantClass: "OK", want: createWrites},
 		{name: "an invalid label: refused, nothing written", caller: projectCaller,
-			arrange:   func(_ *bed, spec *Spec, _ *certs.Authorities) { spec.Cluster.Labels = map[string]string{"boot_volume_size": "big"} },
+			arrange: func(_ *bed, spec *Spec, _ *certs.Authorities) {
+				spec.Cluster.Labels = map[string]string{"boot_volume_size": "big"}
+			},
 			wantClass: "InvalidArgument", wantIn: "labels.boot_volume_size"},
 		{name: "CA material that is not a CA: refused, nothing written", caller: projectCaller,
 			arrange:   func(_ *bed, _ *Spec, cas *certs.Authorities) { cas.EtcdCA = cas.ServiceAccount },
@@ -63,11 +65,13 @@ func TestCreate(t *testing.T) {
 				b.kube.lockErr = &kube.LockedError{Lease: "magnum-capi-demo", Holder: "sidecar-b/1", Since: time.Now(), Err: context.DeadlineExceeded}
 			},
 			wantClass: "Aborted", wantIn: "another operation on this cluster is in progress",
-			want:      []string{"ensure namespace " + testNamespace}},
+			want: []string{"ensure namespace " + testNamespace}},
 		{name: "Keystone down: Unavailable naming it, no credential and no release", caller: projectCaller,
-			arrange:   func(b *bed, _ *Spec, _ *certs.Authorities) { b.openstack.fail = failures{"CreateCredential": keystoneDown} },
+			arrange: func(b *bed, _ *Spec, _ *certs.Authorities) {
+				b.openstack.fail = failures{"CreateCredential": keystoneDown}
+			},
 			wantClass: "Unavailable", wantIn: "OpenStack identity service unavailable",
-			want:      withoutWrites(createWrites, "cloud-credentials", "create credential", "deploy")},
+			want: withoutWrites(createWrites, "cloud-credentials", "create credential", "deploy")},
 		{name: "a cloud admin of another project: refused before anything is written", caller: adminCaller,
 			wantClass: "FailedPrecondition", wantIn: "no application credential"},
 	}

@@ -34,7 +34,7 @@ func TestDelete(t *testing.T) {
 		{name: "a created cluster: release uninstalled, server groups deleted, credential kept", caller: projectCaller, created: true,
 			wantClass: "OK", want: deleteWrites},
 		{name: "the release already gone: succeeds again", caller: projectCaller, created: true,
-			arrange: func(b *bed, _ *Spec) { delete(b.releases.releases, testNamespace+"/"+testStackID) },
+			arrange:   func(b *bed, _ *Spec) { delete(b.releases.releases, testNamespace+"/"+testStackID) },
 			wantClass: "OK", want: deleteWrites},
 		{name: "nothing was ever made: succeeds, nothing left to delete in OpenStack", caller: projectCaller,
 			wantClass: "OK", want: withoutWrites(deleteWrites, "delete server group")},
@@ -57,19 +57,19 @@ func TestDelete(t *testing.T) {
 				b.kube.lockErr = &kube.LockedError{Lease: "magnum-capi-demo", Holder: "sidecar-b/1", Since: time.Now(), Err: context.DeadlineExceeded}
 			},
 			wantClass: "Aborted", wantIn: "another operation on this cluster is in progress",
-			want:      []string{"ensure namespace " + testNamespace}},
+			want: []string{"ensure namespace " + testNamespace}},
 		{name: "Helm cannot uninstall: the error, server groups kept for the retry", caller: projectCaller, created: true,
 			arrange: func(b *bed, _ *Spec) {
 				b.releases.fail = failures{"Uninstall": errors.New("uninstalling release: the server is currently unable to handle the request")}
 			},
 			wantClass: "", wantIn: "unable to handle the request",
-			want:      []string{"ensure namespace " + testNamespace}},
+			want: []string{"ensure namespace " + testNamespace}},
 		{name: "Nova down: Unavailable naming it after the release is gone", caller: projectCaller, created: true,
 			arrange: func(b *bed, _ *Spec) {
 				b.openstack.fail = failures{"DeleteServerGroups": &openstack.UnavailableError{Service: "compute", Op: "deleting server groups", Detail: "503"}}
 			},
 			wantClass: "Unavailable", wantIn: "OpenStack compute service unavailable",
-			want:      withoutWrites(deleteWrites, "delete server group")},
+			want: withoutWrites(deleteWrites, "delete server group")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,7 +57,9 @@ func TestUpdate(t *testing.T) {
 			},
 			wantClass: "InvalidArgument", wantIn: "nodes_to_remove", want: []string{namespace}},
 		{name: "a node group added: its server group made",
-			arrange:   func(_ *bed, spec *Spec, _ *Change) { spec.NodeGroups = append(spec.NodeGroups, gpuGroup("CREATE_IN_PROGRESS")) },
+			arrange: func(_ *bed, spec *Spec, _ *Change) {
+				spec.NodeGroups = append(spec.NodeGroups, gpuGroup("CREATE_IN_PROGRESS"))
+			},
 			wantClass: "OK", want: []string{"create server group " + gpuServerGroup, deploy, namespace}},
 		{name: "a node group being deleted: its server group deleted after the release",
 			arrange: func(b *bed, spec *Spec, _ *Change) {
@@ -73,7 +75,9 @@ func TestUpdate(t *testing.T) {
 			},
 			wantClass: "", wantIn: "unable to handle the request", want: []string{namespace}},
 		{name: "an invalid label: refused, nothing written",
-			arrange:   func(_ *bed, spec *Spec, _ *Change) { spec.Cluster.Labels = map[string]string{"auto_healing_enabled": "maybe"} },
+			arrange: func(_ *bed, spec *Spec, _ *Change) {
+				spec.Cluster.Labels = map[string]string{"auto_healing_enabled": "maybe"}
+			},
 			wantClass: "InvalidArgument", wantIn: "labels.auto_healing_enabled"},
 		{name: "a cluster this driver never created: refused, nothing written",
 			arrange:   func(_ *bed, spec *Spec, _ *Change) { spec.Cluster.StackID = "" },
