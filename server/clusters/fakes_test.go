@@ -220,7 +220,8 @@ func (k *fakeKube) secretNames() []string {
 
 // fakeReleases are Helm releases in memory. Deploy waits for the target's
 // BeforeWrite, as Helm's first record write does, and writes nothing when
-// it fails; it fails before writing ("Deploy") or after ("DeployAfterWrite").
+// it fails; it fails before that ("Deploy"), at the record's first write,
+// BeforeWrite having passed ("DeployAtWrite"), or after it ("DeployAfterWrite").
 type fakeReleases struct {
 	recorder
 	releases map[string]*release.Release // by namespace/name
@@ -236,6 +237,9 @@ func (r *fakeReleases) Deploy(_ context.Context, t release.Target, name string, 
 		if err := t.BeforeWrite(); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.failure("DeployAtWrite"); err != nil {
+		return nil, err
 	}
 	r.record("deploy %s/%s %s", t.Namespace, name, ch.Metadata.Version)
 	r.mu.Lock()
