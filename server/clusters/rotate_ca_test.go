@@ -104,7 +104,7 @@ func TestRotateCACertificate(t *testing.T) {
 		{name: "Helm fails at its first write: the old CA Secrets put back",
 			fail:      failures{"DeployAtWrite": errors.New("creating the release record: etcdserver: request timed out")},
 			wantClass: "", wantIn: "request timed out",
-			want:      append(append([]string{namespace}, switched...), switched...)},
+			want: append(append([]string{namespace}, switched...), switched...)},
 		{name: "Helm fails after writing the release: the new CA stays",
 			fail:      failures{"DeployAfterWrite": errors.New("creating MachineDeployment: admission webhook denied the request")},
 			wantClass: "", wantIn: "the new CA is in the management cluster", wantNewCA: true,
