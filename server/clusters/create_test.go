@@ -6,11 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/magnum-capi/magnum-capi/certs"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
-	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/server/openstack"
 	"github.com/magnum-capi/magnum-capi/server/release"
 )
@@ -61,9 +59,7 @@ func TestCreate(t *testing.T) {
 			},
 			wantClass: "FailedPrecondition", wantIn: "openstack-cluster"},
 		{name: "the Lease held by another operation: Aborted, nothing written but the namespace", caller: projectCaller,
-			arrange: func(b *bed, _ *Spec, _ *certs.Authorities) {
-				b.kube.lockErr = &kube.LockedError{Lease: "magnum-capi-demo", Holder: "sidecar-b/1", Since: time.Now(), Err: context.DeadlineExceeded}
-			},
+			arrange:   func(b *bed, _ *Spec, _ *certs.Authorities) { b.leaseHeld() },
 			wantClass: "Aborted", wantIn: "another operation on this cluster is in progress",
 			want: []string{"ensure namespace " + testNamespace}},
 		{name: "Keystone down: Unavailable naming it, no credential and no release", caller: projectCaller,

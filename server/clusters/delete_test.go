@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/server/openstack"
@@ -53,9 +52,7 @@ func TestDelete(t *testing.T) {
 			},
 			wantClass: "OK", want: withoutWrites(deleteWrites, "delete server group")},
 		{name: "the Lease held by another operation: Aborted, nothing uninstalled", caller: projectCaller, created: true,
-			arrange: func(b *bed, _ *Spec) {
-				b.kube.lockErr = &kube.LockedError{Lease: "magnum-capi-demo", Holder: "sidecar-b/1", Since: time.Now(), Err: context.DeadlineExceeded}
-			},
+			arrange:   func(b *bed, _ *Spec) { b.leaseHeld() },
 			wantClass: "Aborted", wantIn: "another operation on this cluster is in progress",
 			want: []string{"ensure namespace " + testNamespace}},
 		{name: "Helm cannot uninstall: the error, server groups kept for the retry", caller: projectCaller, created: true,

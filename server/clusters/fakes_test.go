@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
 	corev1 "k8s.io/api/core/v1"
@@ -569,4 +570,10 @@ func class(err error) string {
 // madeServerGroup is a server group an earlier operation made.
 func madeServerGroup(name string) openstack.ServerGroup {
 	return openstack.ServerGroup{ID: "sg-" + name, Name: name, Policy: helmvalues.DefaultServerGroupPolicy}
+}
+
+// leaseHeld makes another operation hold the cluster's Lease past the
+// caller's deadline.
+func (b *bed) leaseHeld() {
+	b.kube.lockErr = &kube.LockedError{Lease: kube.LeasePrefix + testStackID, Holder: "sidecar-b/1", Since: time.Now(), Err: context.DeadlineExceeded}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -83,9 +82,7 @@ func TestUpdate(t *testing.T) {
 			arrange:   func(_ *bed, spec *Spec, _ *Change) { spec.Cluster.StackID = "" },
 			wantClass: "FailedPrecondition", wantIn: "has no stack_id"},
 		{name: "the Lease held by another operation: Aborted, nothing deployed",
-			arrange: func(b *bed, _ *Spec, _ *Change) {
-				b.kube.lockErr = &kube.LockedError{Lease: "magnum-capi-demo", Holder: "sidecar-b/1", Since: time.Now(), Err: context.DeadlineExceeded}
-			},
+			arrange:   func(b *bed, _ *Spec, _ *Change) { b.leaseHeld() },
 			wantClass: "Aborted", wantIn: "another operation on this cluster is in progress", want: []string{namespace}},
 	}
 	for _, tt := range tests {

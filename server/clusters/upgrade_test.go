@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
 
 	"github.com/magnum-capi/magnum-capi/helmvalues"
-	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/server/watchcache"
 )
 
@@ -54,9 +52,7 @@ func TestUpgrade(t *testing.T) {
 			arrange:   func(b *bed, _ *Spec) { b.cache.err = &watchcache.NotSyncedError{Cluster: "default"} },
 			wantClass: "Unavailable"},
 		{name: "the Lease held by another operation: Aborted, nothing deployed", to: "v1.31.2",
-			arrange: func(b *bed, _ *Spec) {
-				b.kube.lockErr = &kube.LockedError{Lease: "magnum-capi-demo", Holder: "sidecar-b/1", Since: time.Now(), Err: context.DeadlineExceeded}
-			},
+			arrange:   func(b *bed, _ *Spec) { b.leaseHeld() },
 			wantClass: "Aborted", wantIn: "another operation on this cluster is in progress", wantWritten: []string{namespace}},
 		{name: "Helm fails after writing the release: the upgrade is in place", to: "v1.31.2",
 			arrange: func(b *bed, _ *Spec) {
