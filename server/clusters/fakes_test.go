@@ -437,6 +437,9 @@ func (c *fakeCache) TakeBarrier(context.Context, string, string) (*watchcache.Ba
 
 func (c *fakeCache) Behind(*watchcache.Barrier) string { return "" }
 
+// OnDelete tells f nothing: the fake sees no object deleted.
+func (c *fakeCache) OnDelete(func(ns, stackID string)) {}
+
 // bed is a Service on fakes of all its ports.
 type bed struct {
 	s         *Service
