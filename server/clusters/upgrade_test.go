@@ -3,6 +3,7 @@ package clusters
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
@@ -48,6 +49,17 @@ func TestUpgrade(t *testing.T) {
 			},
 			opts:      UpgradeOptions{NodeGroupUUID: gpuGroup("").UUID},
 			wantClass: "InvalidArgument", wantIn: "nodegroup_uuid"},
+		{name: "one node group to the control plane's version: that group upgraded", to: "v1.31.2",
+			arrange: func(b *bed, spec *Spec) {
+				b.cache.objs.ControlPlane = controlPlaneAt("v1.31.2")
+				spec.NodeGroups = append(spec.NodeGroups, gpuGroupAt(b, "v1.31.2"))
+			},
+			opts:      UpgradeOptions{NodeGroupUUID: gpuGroup("").UUID},
+			wantClass: "OK", wantIn: "v1.31.2", wantWritten: []string{deploy, namespace}},
+		{name: "one node group past the control plane: refused, nothing written", to: "v1.30.4",
+			arrange:   func(b *bed, spec *Spec) { spec.NodeGroups = append(spec.NodeGroups, gpuGroupAt(b, "v1.31.2")) },
+			opts:      UpgradeOptions{NodeGroupUUID: gpuGroup("").UUID},
+			wantClass: "InvalidArgument", wantIn: "nodegroups[gpu].image_id"},
 		{name: "the watch cache not synced: Unavailable, nothing written", to: "v1.31.2",
 			arrange:   func(b *bed, _ *Spec) { b.cache.err = &watchcache.NotSyncedError{Cluster: "default"} },
 			wantClass: "Unavailable"},
@@ -77,4 +89,17 @@ func TestUpgrade(t *testing.T) {
 			assertOutcome(t, err, tt.wantClass, tt.wantIn, b.writes(), tt.wantWritten)
 		})
 	}
+}
+
+// gpuGroupAt is gpuGroup, made earlier (its server group exists), with an
+// image of its own at version, which b's OpenStack resolves.
+func gpuGroupAt(b *bed, version string) helmvalues.NodeGroup {
+	ng := gpuGroup("UPDATE_IN_PROGRESS")
+	name := helmvalues.NodeGroupServerGroupName(testStackID, helmvalues.NodeGroupName(testStackID, ng.Name))
+	b.openstack.serverGroups[name] = madeServerGroup(name)
+	ng.ImageID = "ubuntu-2204-kube-" + version
+	b.openstack.facts.NodeGroupImages = map[string]helmvalues.Image{
+		ng.ImageID: {ID: "0a1b2c3d-0000-4000-8000-" + strings.ReplaceAll(version, ".", "0")[1:], OSDistro: "ubuntu", KubeVersion: version},
+	}
+	return ng
 }
