@@ -42,7 +42,7 @@ func TestRotateCredential(t *testing.T) {
 		{name: "the Secret cannot be written: the new credential deleted at once", caller: projectCaller,
 			arrange:   func(b *bed) { b.kube.fail = failures{"ApplySecret": errors.New("secrets is forbidden")} },
 			wantClass: "", wantIn: "secrets is forbidden",
-			want:      []string{"create credential cred-2", "delete credential cred-2", namespace}, wantKeystone: []string{"cred-1"}},
+			want: []string{"create credential cred-2", "delete credential cred-2", namespace}, wantKeystone: []string{"cred-1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
