@@ -437,8 +437,10 @@ func (c *fakeCache) TakeBarrier(context.Context, string, string) (*watchcache.Ba
 
 func (c *fakeCache) Behind(*watchcache.Barrier) string { return "" }
 
-// OnDelete tells f nothing: the fake sees no object deleted.
+// OnDelete and OnChange tell f nothing: the fake sees no object change.
 func (c *fakeCache) OnDelete(func(ns, stackID string)) {}
+
+func (c *fakeCache) OnChange(func(ns, stackID string)) {}
 
 // bed is a Service on fakes of all its ports.
 type bed struct {
