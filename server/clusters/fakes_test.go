@@ -212,13 +212,6 @@ func (k *fakeKube) WorkloadAccess(context.Context, string, string) (*kube.Worklo
 
 func (k *fakeKube) HelmGetter(string) genericclioptions.RESTClientGetter { return nil }
 
-// secretNames are the names of the Secrets k holds, sorted.
-func (k *fakeKube) secretNames() []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return slices.Sorted(maps.Keys(k.secrets))
-}
-
 // fakeReleases are Helm releases in memory. Deploy waits for the target's
 // BeforeWrite, as Helm's first record write does, and writes nothing when
 // it fails; it fails before that ("Deploy"), at the record's first write,
