@@ -1,7 +1,6 @@
 package helmvalues
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -50,15 +49,7 @@ func TestNodeAndAddonSwitches(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.CSICinderAllowedTopologies = tt.zones
 			res, _ := buildChecked(t, in, cfg, nil)
-			for path, want := range tt.want {
-				got, _ := lookup(res.Values, strings.Split(path, ".")...)
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("%s = %#v, want %#v", path, got, want)
-				}
-			}
-			if tt.warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), tt.warning) {
-				t.Errorf("no warning %q in %q", tt.warning, res.Warnings)
-			}
+			assertValuesAndWarning(t, res, tt.want, tt.warning)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package helmvalues
 
 import (
-	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -38,12 +36,12 @@ func TestManila(t *testing.T) {
 		{"NFS given", map[string]string{"manila_csi_enabled": "true", "manila_csi_share_protocol": "NFS", "manila_csi_share_type": "default"}, map[string]any{
 			"addons.openstack.csiManila.enabled": true, "addons.csi": nil,
 			"addons.openstack.csiManila.values": map[string]any{"shareProtocols": nfsProtocols},
-			sc + "provisioner": "nfs.manila.csi.openstack.org", sc + "parameters": map[string]any{"type": "default"},
+			sc + "provisioner":                  "nfs.manila.csi.openstack.org", sc + "parameters": map[string]any{"type": "default"},
 			"addons.custom": map[string]any{"csi-nfs": nfsAddon},
 		}, "", nil},
 		{"NFS implied by a share network", map[string]string{"manila_csi_enabled": "true", "manila_csi_share_network_id": network, "manila_csi_share_type": "dhss"}, map[string]any{
 			"addons.csi": nil, sc + "provisioner": "nfs.manila.csi.openstack.org",
-			sc + "parameters": map[string]any{"type": "dhss", "shareNetworkID": network},
+			sc + "parameters":            map[string]any{"type": "dhss", "shareNetworkID": network},
 			"addons.custom.csi-nfs.kind": "HelmRelease",
 		}, "", nil},
 		{"CephFS given with a share network", map[string]string{"manila_csi_enabled": "true", "manila_csi_share_network_id": network, "manila_csi_share_protocol": "cephfs"}, map[string]any{
@@ -68,15 +66,7 @@ func TestManila(t *testing.T) {
 			if !ok {
 				return
 			}
-			for path, want := range tt.want {
-				got, _ := lookup(res.Values, strings.Split(path, ".")...)
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("%s = %#v, want %#v", path, got, want)
-				}
-			}
-			if tt.warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), tt.warning) {
-				t.Errorf("no warning %q in %q", tt.warning, res.Warnings)
-			}
+			assertValuesAndWarning(t, res, tt.want, tt.warning)
 		})
 	}
 }
