@@ -524,7 +524,8 @@ var coreLabelSpecs = []labelSpec{
 			"CephFS shares, mounted by the chart's CephFS node plugin (ceph-csi-cephfs). `nfs`: NFS shares, mounted by " +
 			"csi-driver-nfs, which the driver installs as a custom addon of the chart (HelmRelease `<stack_id>-csi-nfs`, " +
 			"namespace `" + csiNFSNamespace + "`, chart " + "csi-driver-nfs " + csiNFSChartVersion + "); it needs " +
-			"manila_csi_share_type, and a cluster without one is refused.",
+			"manila_csi_share_type, and a cluster without one is refused. StorageClasses are immutable, so changing the " +
+			"protocol of an existing cluster fails in its csi-manila-storageclass addon.",
 		Valid: []string{"NFS"}, Invalid: []string{"cifs"},
 	},
 	{
