@@ -159,7 +159,7 @@ func (g *gitops) forget(stackID string) {
 }
 
 // target is the client of the cluster Argo CD's Secrets go to.
-func (g *gitops) target(op *operation) *kube.Cluster {
+func (g *gitops) target(op *operation) Secrets {
 	if g.cfg.Target != nil {
 		return g.cfg.Target
 	}
