@@ -9,9 +9,11 @@ import (
 	"github.com/magnum-capi/magnum-capi/server/openstack"
 )
 
-// What a delete of the created testSpec writes, sorted.
+// What a delete of the created testSpec writes, sorted: the cleanup marker
+// among them (cleanup_marker.go).
 var deleteWrites = []string{
 	"annotate cluster " + testNamespace + "/" + testStackID + " " + kube.DeleteRequestedAnnotation,
+	"apply secret " + testNamespace + "/" + cleanupMarkerName(testStackID),
 	"delete server group " + testStackID + "-control-plane",
 	"delete server group " + testStackID + "-default-worker",
 	"ensure namespace " + testNamespace,
@@ -60,7 +62,7 @@ func TestDelete(t *testing.T) {
 				b.releases.fail = failures{"Uninstall": errors.New("uninstalling release: the server is currently unable to handle the request")}
 			},
 			wantClass: "", wantIn: "unable to handle the request",
-			want: []string{"ensure namespace " + testNamespace}},
+			want: []string{"apply secret " + testNamespace + "/" + cleanupMarkerName(testStackID), "ensure namespace " + testNamespace}},
 		{name: "Nova down: Unavailable naming it after the release is gone", caller: projectCaller, created: true,
 			arrange: func(b *bed, _ *Spec) {
 				b.openstack.fail = failures{"DeleteServerGroups": &openstack.UnavailableError{Service: "compute", Op: "deleting server groups", Detail: "503"}}
