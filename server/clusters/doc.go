@@ -22,9 +22,11 @@
 //   - what operations share, named for what it holds: credential_secret.go,
 //     credential_orphans.go, machine_removal.go, delete_requests.go,
 //     adoption.go, status_guard.go (read-your-writes), status_snapshot.go.
-//   - cleanup_reconciler.go, cleanup_marker.go, cleanup.go: what is left
-//     after a delete, cleaned up off the status path, its state on the
-//     management cluster.
+//   - reconciler.go: the writes no status poll makes, in work queues fed
+//     by the watch caches' events, their state on the management cluster:
+//     cleanup_reconciler.go, cleanup_marker.go, cleanup_unmarked.go,
+//     cleanup.go (what is left after a delete); gitops_reconciler.go,
+//     gitops_record.go, gitops.go, gitops_secret.go (the Argo CD hand-off).
 //
 // Every operation is idempotent: it can be retried after a crash at any
 // point and converges. Operations on one cluster are serialized across
