@@ -171,3 +171,43 @@ func mustUpdate(t *testing.T, c client.Client, o client.Object) {
 		t.Fatal(err)
 	}
 }
+
+// TestPollsOfferTheHandOff: a health poll of a cluster Magnum holds
+// complete, and a status poll answering complete, offer the hand-off the
+// cluster's facts (queued, nothing written); one in progress offers none.
+func TestPollsOfferTheHandOff(t *testing.T) {
+	tests := []struct {
+		name   string
+		status string
+		poll   func(s *Service, spec Spec) error
+		want   int
+	}{
+		{"health of a complete cluster", "CREATE_COMPLETE", func(s *Service, spec Spec) error {
+			_, err := s.Health(context.Background(), spec)
+			return err
+		}, 1},
+		{"health of a cluster being updated", "UPDATE_IN_PROGRESS", func(s *Service, spec Spec) error {
+			_, err := s.Health(context.Background(), spec)
+			return err
+		}, 0},
+		{"status of a cluster being deleted", "DELETE_IN_PROGRESS", func(s *Service, spec Spec) error {
+			_, err := s.Status(context.Background(), spec)
+			return err
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBed(t)
+			b.s.gitops = newGitOps(&GitOps{RegisterByDefault: true, Namespace: "argocd"})
+			defer b.s.gitops.queue.ShutDown()
+			spec := createdSpec()
+			spec.Cluster.Status = tt.status
+			if err := tt.poll(b.s, spec); err != nil {
+				t.Fatal(err)
+			}
+			if n := b.s.gitops.queue.Len(); n != tt.want || len(b.writes()) != 0 {
+				t.Errorf("queued %d, wrote %v; want %d queued, nothing written", n, b.writes(), tt.want)
+			}
+		})
+	}
+}

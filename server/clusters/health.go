@@ -16,5 +16,8 @@ func (s *Service) Health(ctx context.Context, spec Spec) (capistatus.Health, err
 		return capistatus.Health{}, err
 	}
 	h := capistatus.DeriveHealth(s.statusRequest(spec, o.objs), o.snap)
+	// Magnum asks the health of complete clusters, which it no longer
+	// polls the status of: the hand-off learns their facts here too.
+	s.offerHandOff(o, spec.Cluster.Status)
 	return s.withCredentialWatch(h, s.namespace(spec), spec.Cluster.StackID), nil
 }
