@@ -33,6 +33,12 @@ var (
 	ManifestsGVK        = schema.GroupVersionKind{Group: "addons.stackhpc.com", Version: "v1alpha1", Kind: "Manifests"}
 )
 
+// The group kinds whose objects Objects picks by the Cluster's references.
+var (
+	gkControlPlane = ControlPlaneGVK.GroupKind()
+	gkInfraCluster = OpenStackClusterGVK.GroupKind()
+)
+
 // helmOwnerLabel marks Helm's release Secrets; their "name" label is the
 // release's (the cluster's stack id).
 const helmOwnerLabel = "owner"
