@@ -1,23 +1,21 @@
 package watchcache
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/yaml"
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
 )
@@ -116,18 +114,16 @@ func readObjects(t *testing.T, path string) []*unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	var objs []*unstructured.Unstructured
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
-			return objs
-		} else if err != nil {
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if len(u.Object) > 0 {
-			objs = append(objs, u)
+		if len(m) > 0 {
+			objs = append(objs, &unstructured.Unstructured{Object: m})
 		}
 	}
+	return objs
 }
 
 // indexedCache is a synced cache holding objs as the informers would: the
