@@ -4,7 +4,12 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	controlplanev1 "sigs.k8s.io/cluster-api/api/controlplane/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
 // memberObject is the YAML of one object: kind and apiVersion, name,
@@ -16,11 +21,6 @@ func memberObject(t *testing.T, doc string) *unstructured.Unstructured {
 		t.Fatalf("fixture holds %d objects, want 1", len(objs))
 	}
 	return objs[0]
-}
-
-func clusterOfObject(o *unstructured.Unstructured) string {
-	clusterName, _, _ := unstructured.NestedString(o.Object, "spec", "clusterName")
-	return ClusterOf(o.GroupVersionKind().GroupKind(), o.GetName(), o.GetLabels(), clusterName)
 }
 
 // TestClusterOf: which cluster each kind status is derived from belongs to,
@@ -61,7 +61,7 @@ func TestClusterOf(t *testing.T) {
 		for _, doc := range docs {
 			o := memberObject(t, doc)
 			t.Run(c.name+" "+o.GetAPIVersion(), func(t *testing.T) {
-				if got := clusterOfObject(o); got != c.want {
+				if got := ClusterOf(o.GroupVersionKind().GroupKind(), o); got != c.want {
 					t.Errorf("ClusterOf = %q, want %q", got, c.want)
 				}
 				// The label lists select by names the cluster ClusterOf does.
@@ -70,6 +70,44 @@ func TestClusterOf(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestClusterOfTypedObjects: the watch cache's typed objects (with their
+// apiVersion and kind cleared, as its decoder leaves them) belong where
+// their unstructured form does.
+func TestClusterOfTypedObjects(t *testing.T) {
+	meta := func(name string, labels map[string]string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: labels}
+	}
+	capi := map[string]string{"cluster.x-k8s.io/cluster-name": "other"}
+	type cached struct{ AddonObject } // as the cache wraps addons
+	cases := []struct {
+		name string
+		gk   schema.GroupKind
+		obj  metav1.Object
+	}{
+		{"MachineDeployment", gkMachineDeployment, &clusterv1.MachineDeployment{ObjectMeta: meta("md", capi), Spec: clusterv1.MachineDeploymentSpec{ClusterName: "demo"}}},
+		{"Machine", gkMachine, &clusterv1.Machine{ObjectMeta: meta("m", capi), Spec: clusterv1.MachineSpec{ClusterName: "demo"}}},
+		{"KubeadmControlPlane", gkControlPlane, &controlplanev1.KubeadmControlPlane{ObjectMeta: meta("demo-control-plane", capi)}},
+		{"OpenStackCluster", gkInfraCluster, &OpenStackCluster{ObjectMeta: meta("demo", nil)}},
+		{"OpenStackServer", gkServer, &OpenStackServer{ObjectMeta: meta("s", map[string]string{"cluster.x-k8s.io/cluster-name": "demo"})}},
+		{"addon", gkHelmRelease, &AddonObject{ObjectMeta: meta("a", nil), Spec: AddonSpec{ClusterName: "demo"}}},
+		{"addon the cache wraps", gkManifests, &cached{AddonObject{ObjectMeta: meta("a", nil), Spec: AddonSpec{ClusterName: "demo"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ClusterOf(c.gk, c.obj); got != "demo" {
+				t.Errorf("ClusterOf = %q, want demo", got)
+			}
+			raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c.obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ClusterOf(c.gk, &unstructured.Unstructured{Object: raw}); got != "demo" {
+				t.Errorf("ClusterOf of the unstructured form = %q, want demo", got)
+			}
+		})
 	}
 }
 

@@ -85,7 +85,7 @@ type picker struct {
 // which other objects belong to it.
 func (p *picker) findCluster(objs []*unstructured.Unstructured) {
 	for _, o := range objs {
-		if o == nil || o.GroupVersionKind().GroupKind() != gkCluster || !p.owns(o, gkCluster) || !p.markSeen(o) {
+		if o == nil || o.GroupVersionKind().GroupKind() != gkCluster || !p.member.Owns(gkCluster, o) || !p.markSeen(o) {
 			continue
 		}
 		var c clusterv1.Cluster
@@ -190,13 +190,7 @@ func (p *picker) add(o *unstructured.Unstructured) {
 // mine reports whether o is one of this cluster's objects: in the Cluster's
 // namespace, and one of the cluster's by its Membership.
 func (p *picker) mine(o *unstructured.Unstructured, gk schema.GroupKind) bool {
-	return (p.namespace == "" || o.GetNamespace() == p.namespace) && p.owns(o, gk)
-}
-
-// owns reports whether o is the cluster's by its Membership.
-func (p *picker) owns(o *unstructured.Unstructured, gk schema.GroupKind) bool {
-	clusterName, _, _ := unstructured.NestedString(o.Object, "spec", "clusterName")
-	return p.member.Owns(gk, o.GetName(), o.GetLabels(), clusterName)
+	return (p.namespace == "" || o.GetNamespace() == p.namespace) && p.member.Owns(gk, o)
 }
 
 // markSeen records o and reports whether it is new. The same object twice (a

@@ -18,8 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-
 	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/server/kube"
 	"github.com/magnum-capi/magnum-capi/server/panics"
@@ -82,10 +80,9 @@ type Cache struct {
 	copyReads bool
 }
 
-// indexLabel is the label that names an object's cluster, which the cache
-// selects objects of kind gvk by (capistatus.ClusterLabel): the chart's; on
+// indexLabel is the label that names an object's cluster: the chart's; on
 // Helm's release Secrets the release's name (the cluster's stack id); on
-// CAPO's servers CAPI's.
+// CAPO's servers CAPI's (capistatus.ClusterLabel). The cache selects by it.
 func indexLabel(gvk schema.GroupVersionKind) string { return capistatus.ClusterLabel(gvk.GroupKind()) }
 
 // selector selects what the cache holds of kind gvk: the objects carrying
@@ -110,23 +107,8 @@ func byCluster(gk schema.GroupKind, intern *interner) toolscache.IndexFunc {
 		if !ok {
 			return nil, nil
 		}
-		cluster := capistatus.ClusterOf(gk, o.GetName(), o.GetLabels(), specClusterName(obj))
-		return []string{intern.name(o.GetNamespace() + "/" + cluster)}, nil
+		return []string{intern.name(o.GetNamespace() + "/" + capistatus.ClusterOf(gk, o))}, nil
 	}
-}
-
-// specClusterName is obj's spec.clusterName, "" for kinds without one.
-func specClusterName(obj any) string {
-	switch o := obj.(type) {
-	case *clusterv1.MachineDeployment:
-		return o.Spec.ClusterName
-	case *clusterv1.Machine:
-		return o.Spec.ClusterName
-	}
-	if a := addonObject(obj); a != nil {
-		return a.Spec.ClusterName
-	}
-	return ""
 }
 
 // New builds the watch cache of one management cluster: its informers and

@@ -67,7 +67,7 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 	// ones its Cluster refers to (as SnapshotFromObjects picks them).
 	member := capistatus.MembershipOf(stackID, out.Cluster)
 	for _, o := range ch.inCluster(ControlPlaneGVK, key) {
-		if kcp := o.(*controlplanev1.KubeadmControlPlane); member.Owns(gkControlPlane, kcp.Name, kcp.Labels, "") {
+		if kcp := o.(*controlplanev1.KubeadmControlPlane); member.Owns(ControlPlaneGVK.GroupKind(), kcp) {
 			out.ControlPlane = copied(ch, kcp)
 		}
 	}
@@ -88,7 +88,7 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 		out.Servers = append(out.Servers, copied(ch, o.(*OpenStackServer)).OpenStackServer)
 	}
 	for _, o := range ch.inCluster(OpenStackClusterGVK, key) {
-		if c := o.(*OpenStackCluster); member.Owns(gkInfraCluster, c.Name, c.Labels, "") {
+		if c := o.(*OpenStackCluster); member.Owns(OpenStackClusterGVK.GroupKind(), c) {
 			out.InfraCluster = &copied(ch, c).OpenStackCluster
 		}
 	}
