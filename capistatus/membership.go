@@ -10,9 +10,9 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
 
-// The one rule for which objects are a cluster's: the sidecar's watch cache
-// selects by ClusterLabel and indexes by ClusterOf, SnapshotFromObjects picks
-// by Membership, so that both count the same objects as one cluster's.
+// The one rule for which objects are a cluster's: the watch cache selects by
+// ClusterLabel and indexes by ClusterOf, SnapshotFromObjects picks by
+// Membership, so both count the same objects as one cluster's.
 
 // gkSecret: Helm's release records (labels owner=helm, name=<release>).
 var gkSecret = schema.GroupKind{Kind: "Secret"}
@@ -39,6 +39,7 @@ func ClusterLabel(gk schema.GroupKind) string {
 // count with owner=helm only; kinds status is not derived from, never.
 func ClusterOf(gk schema.GroupKind, obj metav1.Object) string {
 	labels := obj.GetLabels()
+	chart := labels[labelChartCluster]
 	switch gk {
 	case gkServer:
 		return labels[labelCAPICluster]
@@ -47,25 +48,19 @@ func ClusterOf(gk schema.GroupKind, obj metav1.Object) string {
 			return ""
 		}
 		return labels["name"]
-	case gkCluster, gkInfraCluster, gkControlPlane, gkMachineDeployment, gkMachine, gkHelmRelease, gkManifests:
-		if c := labels[labelChartCluster]; c != "" {
-			return c
-		}
-	default:
-		return ""
-	}
-	switch gk {
 	case gkMachineDeployment, gkMachine:
-		return cmp.Or(specClusterName(obj), labels[labelCAPICluster])
+		return cmp.Or(chart, specClusterName(obj), labels[labelCAPICluster])
 	case gkHelmRelease, gkManifests:
-		return cmp.Or(specClusterName(obj), labels[labelAddonCluster])
+		return cmp.Or(chart, specClusterName(obj), labels[labelAddonCluster])
+	case gkCluster, gkInfraCluster:
+		return cmp.Or(chart, obj.GetName())
 	case gkControlPlane:
-		if c, ok := strings.CutSuffix(obj.GetName(), "-control-plane"); ok {
-			return c
+		if stackID, ok := strings.CutSuffix(obj.GetName(), "-control-plane"); ok {
+			return cmp.Or(chart, stackID)
 		}
-		return ""
+		return chart
 	}
-	return obj.GetName()
+	return ""
 }
 
 // specClusterName is obj's spec.clusterName: of an unstructured object, a
