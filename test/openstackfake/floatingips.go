@@ -34,3 +34,16 @@ func (s *Server) renderFloatingIPs(tok Token) []map[string]any {
 	}
 	return out
 }
+
+// AttachFloatingIP attaches the floating IP id to portID, a port of a
+// device of owner (e.g. Octavia), as CAPO does for a cluster's load
+// balancer; an empty portID detaches it.
+func (s *Server) AttachFloatingIP(id, portID, owner string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.floatingIPs {
+		if s.floatingIPs[i].ID == id {
+			s.floatingIPs[i].PortID, s.floatingIPs[i].PortOwner = portID, owner
+		}
+	}
+}
