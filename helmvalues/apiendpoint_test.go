@@ -25,7 +25,7 @@ func TestAPIEndpointChanges(t *testing.T) {
 		{
 			name: "flavor changed, zone dropped", deployed: deployed,
 			requested: APIEndpoint{FloatingIP: "203.0.113.10", FixedIP: "10.0.0.250", LBFlavor: "amphora-ha"},
-			want: []EndpointChange{{"api_server_lb_flavor", "amphora", "amphora-ha"}, {"api_server_lb_availability_zone", "az-1", ""}},
+			want:      []EndpointChange{{"api_server_lb_flavor", "amphora", "amphora-ha"}, {"api_server_lb_availability_zone", "az-1", ""}},
 			wantText: []string{`label api_server_lb_flavor: the cluster was created with "amphora", and this asks for "amphora-ha"`,
 				`label api_server_lb_availability_zone: the cluster was created with "az-1", and this asks for it unset`},
 		},

@@ -36,9 +36,9 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 			wantErr: `expected a host address inside the cluster network 10.0.0.0/22`,
 		},
 		{
-			name:        "fixed IP on a subnet of the user's is not checked here",
-			labels:      map[string]string{"api_server_fixed_ip": "192.168.7.20"},
-			fixedSubnet: "5b8e1f5c-0000-4000-8000-00000000aaaa",
+			name:         "fixed IP on a subnet of the user's is not checked here",
+			labels:       map[string]string{"api_server_fixed_ip": "192.168.7.20"},
+			fixedSubnet:  "5b8e1f5c-0000-4000-8000-00000000aaaa",
 			wantValues:   map[string]any{"apiServer.fixedIP": "192.168.7.20"},
 			wantEndpoint: APIEndpoint{FixedIP: "192.168.7.20"},
 		},
