@@ -24,29 +24,30 @@ var apiServerLabelSpecs = []labelSpec{
 		Name: "api_server_floating_ip", Group: groupAPIServer, Type: ipv4Type,
 		Keys: []string{"apiServer.floatingIP"},
 		Doc: "An existing floating IP of the cluster's project (its address) for the API server load balancer, " +
-			"instead of a new one. Needs master_lb_floating_ip_enabled (the default). Cannot change after the " +
-			"cluster exists: CAPO refuses changes of the OpenStackCluster's API server settings.",
+			"instead of a new one. Needs master_lb_floating_ip_enabled (the default). A create is refused, before " +
+			"anything is made, unless Neutron has this floating IP in the cluster's project and it is attached to no " +
+			"port (other than the cluster's own load balancer's, when a create is retried). " + fixedAtCreate,
 		Valid: []string{"203.0.113.10"}, Invalid: []string{"203.0.113.300", "2001:db8::10", "api.example.com"},
 	},
 	{
 		Name: "api_server_fixed_ip", Group: groupAPIServer, Type: ipType,
 		Keys: []string{"apiServer.fixedIP"},
 		Doc: "Fixed IP (the VIP) of the API server load balancer on the cluster network. On a network the cluster " +
-			"creates it must be a host address inside fixed_subnet_cidr. Cannot change after the cluster exists.",
+			"creates it must be a host address inside fixed_subnet_cidr. " + fixedAtCreate,
 		Valid: []string{"10.0.0.250"}, Invalid: []string{"10.0.0.0/24", "10.0.0.256"},
 	},
 	{
 		Name: "api_server_lb_flavor", Group: groupAPIServer, Type: chartNameType,
 		Keys: []string{postRendered("OpenStackCluster", "spec.apiServerLoadBalancer.flavor")},
 		Doc: "Octavia flavor (name) of the API server load balancer; unset, Octavia's default. Chart " + ChartVersion +
-			" has no value for it. Cannot change after the cluster exists.",
+			" has no value for it. " + fixedAtCreate,
 		Valid: []string{"amphora-ha"}, Invalid: []string{"ha: yes"},
 	},
 	{
 		Name: "api_server_lb_availability_zone", Group: groupAPIServer, Type: chartNameType,
 		Keys: []string{postRendered("OpenStackCluster", "spec.apiServerLoadBalancer.availabilityZone")},
 		Doc: "Octavia availability zone of the API server load balancer; unset, Octavia's default. Chart " + ChartVersion +
-			" has no value for it. Cannot change after the cluster exists.",
+			" has no value for it. " + fixedAtCreate,
 		Valid: []string{"az-1"}, Invalid: []string{"true"},
 	},
 	{
@@ -91,6 +92,12 @@ var apiServerLabelSpecs = []labelSpec{
 		Valid: []string{"true"}, Invalid: []string{"secretbox"},
 	},
 }
+
+// fixedAtCreate is what the endpoint's labels say of a change
+// (apiendpoint.go).
+const fixedAtCreate = "Fixed when the cluster is created: an update or upgrade that changes it is refused before " +
+	"anything is written (CAPO refuses a change of the OpenStackCluster's API server addresses, and another load " +
+	"balancer flavor or zone would rebuild the load balancer under every kubeconfig)."
 
 // http2Suites are the suites one of which Go's HTTP/2 server requires when
 // the cipher suites are chosen (x/net/http2 ConfigureServer): without one,
