@@ -31,11 +31,14 @@ const (
 // encryption at rest, whose key Secret the sidecar made; every kubelet,
 // control plane and workers, gets its cipher suites; the cluster comes up,
 // and the control plane machine's KubeadmConfig carries it all, with the
-// certificates' expiry KubeadmControlPlane read. A later
-// etcd_encryption_enabled=false keeps encryption and its key and replaces
-// no control plane machine. Bad values on
-// a new cluster are refused, naming each label and value, with nothing
-// written.
+// certificates' expiry KubeadmControlPlane read. A create retried once
+// CAPO attached the floating IP to the load balancer passes; an update
+// changing the endpoint is refused with nothing written. A later
+// etcd_encryption_enabled=false keeps encryption and its key, the renewal
+// without its label falls back to the cluster's default of 21 days, and
+// neither replaces a control plane machine. Bad values on a new cluster
+// are refused, naming each label and value, with nothing written, as is a
+// floating IP Neutron does not have free in the cluster's project.
 func TestAPIServerEndpointAndSecurity(t *testing.T) {
 	t.Parallel()
 	ns := projectNamespace()
