@@ -1,6 +1,7 @@
 package clusters
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -48,6 +49,51 @@ func TestCertificateRenewal(t *testing.T) {
 			}
 			if days != tt.wantDays {
 				t.Errorf("renewal %d days, want %d", days, tt.wantDays)
+			}
+		})
+	}
+}
+
+// TestCertificateRenewalDefault: a create records the default on the
+// release and renews at it; a later update keeps it; a release deployed
+// without the record keeps renewal off until a label sets it.
+func TestCertificateRenewalDefault(t *testing.T) {
+	key := testNamespace + "/" + testStackID
+	tests := []struct {
+		name       string
+		arrange    func(t *testing.T, b *bed, spec *Spec)
+		wantDays   int
+		wantRecord string
+	}{
+		{name: "created by this driver: 21, recorded", wantDays: 21, wantRecord: "21",
+			arrange: func(t *testing.T, b *bed, _ *Spec) { b.deployed(t, testSpec()) }},
+		{name: "deployed without the record: off", arrange: func(_ *testing.T, b *bed, _ *Spec) {
+			b.releases.releases[key] = &release.Release{Name: testStackID, Namespace: testNamespace, Revision: 1, Status: "deployed",
+				Labels: map[string]string{"magnum.openstack.org/cluster-uuid": testSpec().Cluster.UUID}}
+		}},
+		{name: "deployed without the record, the label set: the label's", wantDays: 30, arrange: func(_ *testing.T, b *bed, spec *Spec) {
+			b.releases.releases[key] = &release.Release{Name: testStackID, Namespace: testNamespace, Revision: 1, Status: "deployed"}
+			spec.Cluster.Labels = map[string]string{"control_plane_certificates_expiry_days": "30"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, spec := newBed(t), createdSpec()
+			tt.arrange(t, b, &spec)
+			if err := b.s.Update(context.Background(), projectCaller, spec, Change{}); err != nil {
+				t.Fatal(err)
+			}
+			days := 0
+			for _, p := range b.releases.targets[key].SpecPatches {
+				if before, ok := p.Spec["rolloutBefore"].(map[string]any); ok {
+					days, _ = before["certificatesExpiryDays"].(int)
+				}
+			}
+			if days != tt.wantDays {
+				t.Errorf("renewal %d days before expiry, want %d", days, tt.wantDays)
+			}
+			if got := b.releases.releases[key].Labels[certificatesExpiryDefaultLabel]; got != tt.wantRecord {
+				t.Errorf("recorded default %q, want %q", got, tt.wantRecord)
 			}
 		})
 	}
