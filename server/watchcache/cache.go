@@ -116,13 +116,14 @@ func (ch *Cache) changed(gvk schema.GroupVersionKind, old, obj any) {
 	tell(ch.onChange, gvk, obj)
 }
 
-// tell calls each f with obj's cluster, when obj names one.
+// tell calls each f with obj's cluster (capistatus.ClusterOf, the rule the
+// index follows), when it belongs to one.
 func tell(fs []func(ns, stackID string), gvk schema.GroupVersionKind, obj any) {
 	o, ok := objectOf(obj)
 	if !ok {
 		return
 	}
-	stackID := o.GetLabels()[indexLabel(gvk)]
+	stackID := capistatus.ClusterOf(gvk.GroupKind(), o)
 	if stackID == "" {
 		return
 	}

@@ -32,7 +32,7 @@ func TestOnDeleteNamesTheCluster(t *testing.T) {
 			h.OnDelete(&clusterv1.Cluster{ObjectMeta: meta(map[string]string{kube.ChartClusterLabel: "demo"})})
 		}, []string{"magnum-p/demo"}},
 		{"a release record's tombstone", SecretGVK, func(h toolscache.ResourceEventHandler) {
-			h.OnDelete(toolscache.DeletedFinalStateUnknown{Obj: &metav1.PartialObjectMetadata{ObjectMeta: meta(map[string]string{"name": "demo"})}})
+			h.OnDelete(toolscache.DeletedFinalStateUnknown{Obj: &metav1.PartialObjectMetadata{ObjectMeta: meta(map[string]string{"owner": "helm", "name": "demo"})}})
 		}, []string{"magnum-p/demo"}},
 		{"a server, by CAPI's label", OpenStackServerGVK, func(h toolscache.ResourceEventHandler) {
 			s := &OpenStackServer{}
@@ -44,8 +44,10 @@ func TestOnDeleteNamesTheCluster(t *testing.T) {
 			h.OnAdd(c, false)
 			h.OnUpdate(c, c)
 		}, nil},
-		{"no cluster label", ClusterGVK, func(h toolscache.ResourceEventHandler) {
-			h.OnDelete(&clusterv1.Cluster{ObjectMeta: meta(nil)})
+		{"a server without its cluster's label", OpenStackServerGVK, func(h toolscache.ResourceEventHandler) {
+			s := &OpenStackServer{}
+			s.ObjectMeta = meta(nil)
+			h.OnDelete(s)
 		}, nil},
 	}
 	for _, tt := range tests {
