@@ -84,11 +84,11 @@ wheel: ## Build the shim's wheel dist/magnum_capi-<version>-py3-none-any.whl fro
 
 .PHONY: generate
 generate: ## Regenerate the Go and Python code from proto/ with buf.
-	PATH="$(PROTO_TOOLS):$$PATH" buf generate
+	hack/proto.sh "$(PROTO_TOOLS)" generate
 
 .PHONY: verify
 verify: deps ## Fail if generated code is stale, buf lint fails, a pure package imports I/O code, an adapter imports the domain or a production function is over 80 lines.
-	PATH="$(PROTO_TOOLS):$$PATH" buf lint
+	hack/proto.sh "$(PROTO_TOOLS)" lint
 	hack/verify-generated.sh "$(PROTO_TOOLS)"
 	hack/lint-imports.sh pure $(PURE_PACKAGES)
 	hack/lint-imports.sh adapters $(ADAPTER_PACKAGES)
