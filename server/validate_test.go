@@ -35,7 +35,9 @@ func validCreate() *pb.CreateClusterRequest {
 func TestCheckRequestRefuses(t *testing.T) {
 	huge := strings.Repeat("k", 1<<20)
 	create := func(m func(*pb.CreateClusterRequest)) proto.Message { r := validCreate(); m(r); return r }
-	spec := func(m func(*pb.ClusterSpec)) proto.Message { return create(func(r *pb.CreateClusterRequest) { m(r.Spec) }) }
+	spec := func(m func(*pb.ClusterSpec)) proto.Message {
+		return create(func(r *pb.CreateClusterRequest) { m(r.Spec) })
+	}
 	resize := func(uuid string, count int32, remove int) proto.Message {
 		return &pb.ResizeClusterRequest{Spec: validSpec(), NodegroupUuid: uuid, NodeCount: count, NodesToRemove: make([]string, remove)}
 	}
