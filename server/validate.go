@@ -84,23 +84,47 @@ func checkTimestamps(c *pb.Cluster) error {
 	return nil
 }
 
-// violationError is the requestError of one protovalidate violation. A rule
-// on a whole request message (one relating two of its fields) names the
-// field it is about in its id, before any ".".
+// violationError is the requestError of one protovalidate violation. A CEL
+// rule on a message, or on a field holding one, names in its id the field
+// within it that it is about ("context.auth_token"; "nodegroup_uuid.worker"
+// names nodegroup_uuid), and the error names that field; an id that names
+// no field ("not_blank") leaves the error on the field the rule is on.
 func violationError(req protoreflect.Message, v *protovalidate.Violation) error {
-	field, value := fieldPath(v), valueOf(v.FieldDescriptor, v.FieldValue)
-	if field == "" {
-		field, _, _ = strings.Cut(v.Proto.GetRuleId(), ".")
-		if fd := req.Descriptor().Fields().ByName(protoreflect.Name(field)); fd != nil {
-			value = valueOf(fd, req.Get(fd))
+	field, fd, value := fieldPath(v), v.FieldDescriptor, v.FieldValue
+	var m protoreflect.Message // the message the rule id's path starts in
+	switch {
+	case field == "":
+		m = req
+	case isMessage(fd) && value.IsValid():
+		m = value.Message()
+	}
+	for name := range strings.SplitSeq(v.Proto.GetRuleId(), ".") {
+		if m == nil || m.Descriptor().Fields().ByName(protoreflect.Name(name)) == nil {
+			break
+		}
+		fd = m.Descriptor().Fields().ByName(protoreflect.Name(name))
+		field = strings.TrimPrefix(field+"."+name, ".")
+		set := m.Has(fd)
+		value, m = m.Get(fd), nil
+		if isMessage(fd) {
+			// An unset message shows as nothing, and its fields as unset.
+			m = value.Message()
+			if !set {
+				value = protoreflect.Value{}
+			}
 		}
 	}
-	return &requestError{Field: field, Value: value, Expected: strings.ReplaceAll(v.Proto.GetMessage(), "\x00", `\0`)}
+	return &requestError{Field: field, Value: valueOf(fd, value), Expected: strings.ReplaceAll(v.Proto.GetMessage(), "\x00", "NUL")}
+}
+
+// isMessage: fd holds one message (not a list or map of them).
+func isMessage(fd protoreflect.FieldDescriptor) bool {
+	return fd != nil && fd.Kind() == protoreflect.MessageKind && !fd.IsList() && !fd.IsMap()
 }
 
 // fieldPath is the violation's field as protovalidate.FieldPathString
-// writes it, with map keys clipped: a key is part of the name, and may be
-// huge.
+// writes it, but with map keys unquoted and clipped: a key is part of the
+// name, and may be huge.
 func fieldPath(v *protovalidate.Violation) string {
 	var b strings.Builder
 	for i, e := range v.Proto.GetField().GetElements() {
@@ -112,15 +136,15 @@ func fieldPath(v *protovalidate.Violation) string {
 		case e.HasIndex():
 			b.WriteString("[" + strconv.FormatUint(e.GetIndex(), 10) + "]")
 		case e.HasStringKey():
-			b.WriteString("[" + strconv.Quote(helmvalues.Clip(e.GetStringKey())) + "]")
+			b.WriteString("[" + helmvalues.Clip(e.GetStringKey()) + "]")
 		}
 	}
 	return b.String()
 }
 
 // valueOf shows a field's value in an error: a string in quotes (its size
-// when secret or long), the size of a map or list, a number as it is. v is
-// a key or a value of the map fd when the rule was on those.
+// when secret or long), the size of a map or list, a number as it is. fd is
+// nil when v is a map's key or value.
 func valueOf(fd protoreflect.FieldDescriptor, v protoreflect.Value) string {
 	if !v.IsValid() {
 		return "nothing"
