@@ -42,12 +42,11 @@ const (
 // may hold other clusters' objects and unrelated kinds, which are ignored) and
 // converts them to typed objects.
 //
-// Objects are matched the way the chart and CAPI name and label them: the
-// Cluster and OpenStackCluster by name, the KubeadmControlPlane by the
-// Cluster's controlPlaneRef (else "<stackID>-control-plane"), MachineDeployments,
-// Machines and addons by spec.clusterName or cluster labels, OpenStackServers
-// by CAPI's cluster label. Once the Cluster is
-// found, only objects in its namespace count.
+// Objects are matched by the rule the sidecar's watch cache indexes by
+// (Membership, ClusterOf): the chart's cluster label, else the names,
+// spec.clusterName and labels CAPI, CAPO and the addon provider give them;
+// the KubeadmControlPlane and OpenStackCluster the Cluster refers to. Once
+// the Cluster is found, only objects in its namespace count.
 //
 // CAPI objects may be v1beta2 (what the management cluster stores) or v1beta1;
 // v1beta1 is converted with CAPI's generated conversions through scheme (the
@@ -62,7 +61,7 @@ func SnapshotFromObjects(stackID string, objs []*unstructured.Unstructured, sche
 	if len(scheme) > 0 && scheme[0] != nil {
 		s = scheme[0]
 	}
-	p := picker{stackID: stackID, scheme: s, seen: map[string]string{}}
+	p := picker{stackID: stackID, member: MembershipOf(stackID, nil), scheme: s, seen: map[string]string{}}
 	p.findCluster(objs)
 	for _, o := range objs {
 		p.add(o)
@@ -74,10 +73,9 @@ func SnapshotFromObjects(stackID string, objs []*unstructured.Unstructured, sche
 // picker accumulates one cluster's objects and every problem found.
 type picker struct {
 	stackID   string
+	member    Membership // with the Cluster's references, once found
 	scheme    *runtime.Scheme
 	namespace string // the Cluster's, once found
-	infraName string
-	cpName    string
 	snap      Snapshot
 	errs      []error
 	seen      map[string]string // kind/namespace/name -> resourceVersion
@@ -86,9 +84,8 @@ type picker struct {
 // findCluster locates the Cluster first: its namespace and references decide
 // which other objects belong to it.
 func (p *picker) findCluster(objs []*unstructured.Unstructured) {
-	p.infraName, p.cpName = p.stackID, p.stackID+"-control-plane"
 	for _, o := range objs {
-		if o == nil || o.GroupVersionKind().GroupKind() != gkCluster || o.GetName() != p.stackID || !p.markSeen(o) {
+		if o == nil || o.GroupVersionKind().GroupKind() != gkCluster || !p.member.Owns(gkCluster, o) || !p.markSeen(o) {
 			continue
 		}
 		var c clusterv1.Cluster
@@ -101,13 +98,8 @@ func (p *picker) findCluster(objs []*unstructured.Unstructured) {
 		}
 		p.snap.Cluster = &c
 		p.namespace = c.Namespace
-		if ref := c.Spec.InfrastructureRef; ref.Kind == gkInfraCluster.Kind && ref.Name != "" {
-			p.infraName = ref.Name
-		}
-		if ref := c.Spec.ControlPlaneRef; ref.Kind == gkControlPlane.Kind && ref.Name != "" {
-			p.cpName = ref.Name
-		}
 	}
+	p.member = MembershipOf(p.stackID, p.snap.Cluster)
 }
 
 // errAmbiguous: the same cluster's object found in two namespaces.
@@ -119,7 +111,8 @@ func (p *picker) add(o *unstructured.Unstructured) {
 		return
 	}
 	gk := o.GroupVersionKind().GroupKind()
-	if gk == gkCluster || !p.mine(o, gk) {
+	// Helm's release records are the caller's to read (Request.ReleaseExists).
+	if gk == gkCluster || gk == gkSecret || !p.mine(o, gk) {
 		return
 	}
 	if !p.markSeen(o) {
@@ -194,27 +187,10 @@ func (p *picker) add(o *unstructured.Unstructured) {
 	}
 }
 
-// mine reports whether o is one of this cluster's objects.
+// mine reports whether o is one of this cluster's objects: in the Cluster's
+// namespace, and one of the cluster's by its Membership.
 func (p *picker) mine(o *unstructured.Unstructured, gk schema.GroupKind) bool {
-	if p.namespace != "" && o.GetNamespace() != p.namespace {
-		return false
-	}
-	labels := o.GetLabels()
-	clusterName, _, _ := unstructured.NestedString(o.Object, "spec", "clusterName")
-	switch gk {
-	case gkInfraCluster:
-		return o.GetName() == p.infraName
-	case gkControlPlane:
-		return o.GetName() == p.cpName
-	case gkMachineDeployment, gkMachine:
-		return clusterName == p.stackID || labels[labelCAPICluster] == p.stackID || labels[labelChartCluster] == p.stackID
-	case gkServer:
-		// CAPO labels its servers with CAPI's cluster label only.
-		return labels[labelCAPICluster] == p.stackID
-	case gkHelmRelease, gkManifests:
-		return clusterName == p.stackID || labels[labelAddonCluster] == p.stackID || labels[labelChartCluster] == p.stackID
-	}
-	return false
+	return (p.namespace == "" || o.GetNamespace() == p.namespace) && p.member.Owns(gk, o)
 }
 
 // markSeen records o and reports whether it is new. The same object twice (a

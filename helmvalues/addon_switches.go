@@ -1,9 +1,9 @@
 package helmvalues
 
 // addonSwitches maps the labels that turn optional addons on or off, or
-// tune them: Cilium's Hubble, the GPU operators and the Manila share
-// network. Switches are written only when a label is given, so clusters
-// without them keep the chart's defaults.
+// tune them: Cilium's Hubble and the GPU operators (Manila is manila.go's).
+// Switches are written only when a label is given, so clusters without them
+// keep the chart's defaults.
 func (b *builder) addonSwitches() {
 	b.hubble()
 	for _, gpu := range []struct{ label, key string }{
@@ -14,7 +14,6 @@ func (b *builder) addonSwitches() {
 			put(b.values, b.labels.boolean(gpu.label), "addons", gpu.key, "enabled")
 		}
 	}
-	b.manilaShareNetwork()
 }
 
 // hubble turns on Cilium's Hubble with its relay and UI (reached through
@@ -32,19 +31,4 @@ func (b *builder) hubble() {
 		path := append([]string{"addons", "cni", "cilium", "release", "values", "hubble"}, key...)
 		put(b.values, true, path...)
 	}
-}
-
-// manilaShareNetwork gives the csi-manila StorageClass a Neutron share
-// network, which share types that create share servers
-// (driver_handles_share_servers) need.
-func (b *builder) manilaShareNetwork() {
-	id := b.labels.str("manila_csi_share_network_id")
-	if id == "" {
-		return
-	}
-	if !b.labels.boolean("manila_csi_enabled") {
-		b.warn("label manila_csi_share_network_id has no effect without manila_csi_enabled")
-		return
-	}
-	put(b.values, id, "addons", "openstack", "csiManila", "defaultStorageClass", "parameters", "shareNetworkID")
 }

@@ -1,13 +1,12 @@
 package helmvalues
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 )
 
-// TestNodeAndAddonSwitches: Hubble, the GPU operators, the Manila share
-// network, worker security group rules and the Cinder allowed topologies.
+// TestNodeAndAddonSwitches: Hubble, the GPU operators, worker security
+// group rules and the Cinder allowed topologies (Manila: TestManila).
 func TestNodeAndAddonSwitches(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -28,10 +27,6 @@ func TestNodeAndAddonSwitches(t *testing.T) {
 		}, ""},
 		{"Hubble with Calico warns", map[string]string{"cilium_hubble_ui_enabled": "true"}, "calico", nil,
 			map[string]any{"addons.cni.cilium.release.values": nil}, "cilium_hubble_ui_enabled has no effect: the CNI is calico"},
-		{"Manila share network", map[string]string{"manila_csi_enabled": "true", "manila_csi_share_network_id": "0b3c1c9e-5f1a-4d2b-8c7e-3a9f6e2d1b40"}, "", nil,
-			map[string]any{"addons.openstack.csiManila.defaultStorageClass.parameters.shareNetworkID": "0b3c1c9e-5f1a-4d2b-8c7e-3a9f6e2d1b40"}, ""},
-		{"Manila share network without Manila warns", map[string]string{"manila_csi_share_network_id": "0b3c1c9e-5f1a-4d2b-8c7e-3a9f6e2d1b40"}, "", nil,
-			map[string]any{"addons.openstack.csiManila": nil}, "manila_csi_share_network_id has no effect without manila_csi_enabled"},
 		{"security group rules", map[string]string{"extra_security_group_rules": "tcp:8443:10.0.0.0/8,icmp::2001:db8::/32"}, "", nil,
 			map[string]any{"clusterNetworking.workerNodesSecurityGroupRules": []any{
 				map[string]any{"name": "extra tcp 8443 from 10.0.0.0/8", "description": "label extra_security_group_rules", "direction": "ingress",
@@ -54,15 +49,7 @@ func TestNodeAndAddonSwitches(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.CSICinderAllowedTopologies = tt.zones
 			res, _ := buildChecked(t, in, cfg, nil)
-			for path, want := range tt.want {
-				got, _ := lookup(res.Values, strings.Split(path, ".")...)
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("%s = %#v, want %#v", path, got, want)
-				}
-			}
-			if tt.warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), tt.warning) {
-				t.Errorf("no warning %q in %q", tt.warning, res.Warnings)
-			}
+			assertValuesAndWarning(t, res, tt.want, tt.warning)
 		})
 	}
 }

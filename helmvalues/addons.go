@@ -40,15 +40,5 @@ func (b *builder) addons() {
 		put(b.values, false, "addons", "ingress", "enabled")
 	}
 
-	if b.labels.boolean("manila_csi_enabled") {
-		put(b.values, true, "addons", "openstack", "csiManila", "enabled")
-		// Chart 0.27 wires Manila only for native CephFS shares, through the
-		// CephFS node plugin.
-		put(b.values, true, "addons", "csi", "cephfs", "enabled")
-		if shareType := b.labels.str("manila_csi_share_type"); shareType != "" {
-			put(b.values, shareType, "addons", "openstack", "csiManila", "defaultStorageClass", "parameters", "type")
-		}
-	} else if b.labels.given["manila_csi_share_type"] {
-		b.warn("label manila_csi_share_type has no effect without manila_csi_enabled")
-	}
+	b.manila()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -143,4 +144,19 @@ func buildChecked(t *testing.T, in Input, cfg Config, refusals []string) (Result
 	assertChartKeys(t, res.Values)
 	assertKubeadmSchema(t, res.Values)
 	return res, true
+}
+
+// assertValuesAndWarning checks res's values at dotted paths (nil: unset)
+// and, unless warning is empty, that some warning contains it.
+func assertValuesAndWarning(t *testing.T, res Result, want map[string]any, warning string) {
+	t.Helper()
+	for path, w := range want {
+		got, _ := lookup(res.Values, strings.Split(path, ".")...)
+		if !reflect.DeepEqual(got, w) {
+			t.Errorf("%s = %#v, want %#v", path, got, w)
+		}
+	}
+	if warning != "" && !strings.Contains(strings.Join(res.Warnings, "\n"), warning) {
+		t.Errorf("no warning %q in %q", warning, res.Warnings)
+	}
 }

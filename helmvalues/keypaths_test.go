@@ -49,6 +49,7 @@ var passThrough = map[string]string{
 	"clusterNetworking.workerNodesSecurityGroupRules":                  "CAPO SecurityGroupRuleSpec list",
 	"addons.cni.cilium.release.values":                                 "values of the cilium chart",
 	"addons.openstack.csiManila.defaultStorageClass.parameters":        "StorageClass parameters of the Manila CSI driver",
+	"addons.custom":                                                    "custom addons by name (templates/custom-addons.yaml): the csi-nfs HelmRelease of NFS shares",
 	// The addons' own charts' values, where placement.go places system pods.
 	"addons.metricsServer.release.values":                  "values of the metrics-server chart",
 	"addons.ingress.nginx.release.values":                  "values of the ingress-nginx chart",

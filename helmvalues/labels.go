@@ -510,13 +510,26 @@ var coreLabelSpecs = []labelSpec{
 	},
 	{
 		Name: "manila_csi_enabled", Group: groupAddons, Type: boolType, Default: "false",
-		Keys: []string{"addons.openstack.csiManila.enabled", "addons.csi.cephfs.enabled"},
-		Doc: "Install the Manila CSI driver with the CephFS node plugin and a `csi-manila` StorageClass. Chart " +
-			ChartVersion + " only wires Manila for native CephFS shares; NFS shares need a node plugin it does not install.",
+		Keys: []string{"addons.openstack.csiManila.enabled", "addons.csi.cephfs.enabled", "addons.custom.csi-nfs"},
+		Doc: "Install the Manila CSI driver, the node plugin of its share protocol (manila_csi_share_protocol) and a " +
+			"`csi-manila` StorageClass.",
 		Valid: []string{"true"}, Invalid: []string{"nfs"},
 	},
 	{
-		Name: "manila_csi_share_type", Group: groupAddons, Type: chartNameType, DefaultDoc: "chart default `cephfs`",
+		Name: "manila_csi_share_protocol", Group: groupAddons, Type: enumType("cephfs", "nfs"),
+		DefaultDoc: "`nfs` when manila_csi_share_network_id is given, else `cephfs`",
+		Keys: []string{"addons.csi.cephfs.enabled", "addons.custom.csi-nfs", "addons.openstack.csiManila.values.shareProtocols",
+			"addons.openstack.csiManila.defaultStorageClass.provisioner"},
+		Doc: "Protocol of the shares of the `csi-manila` StorageClass (with manila_csi_enabled). `cephfs`: native " +
+			"CephFS shares, mounted by the chart's CephFS node plugin (ceph-csi-cephfs). `nfs`: NFS shares, mounted by " +
+			"csi-driver-nfs, which the driver installs as a custom addon of the chart (HelmRelease `<stack_id>-csi-nfs`, " +
+			"namespace `" + csiNFSNamespace + "`, chart " + "csi-driver-nfs " + csiNFSChartVersion + "); it needs " +
+			"manila_csi_share_type, and a cluster without one is refused. StorageClasses are immutable, so changing the " +
+			"protocol of an existing cluster fails in its csi-manila-storageclass addon.",
+		Valid: []string{"NFS"}, Invalid: []string{"cifs"},
+	},
+	{
+		Name: "manila_csi_share_type", Group: groupAddons, Type: chartNameType, DefaultDoc: "chart default `cephfs` for CephFS; required for NFS",
 		Keys:  []string{"addons.openstack.csiManila.defaultStorageClass.parameters.type"},
 		Doc:   "Manila share type of the `csi-manila` StorageClass (with manila_csi_enabled).",
 		Valid: []string{"cephfsnative1"}, Invalid: []string{"a, b"},
@@ -525,8 +538,8 @@ var coreLabelSpecs = []labelSpec{
 		Name: "manila_csi_share_network_id", Group: groupAddons, Type: idType,
 		Keys: []string{"addons.openstack.csiManila.defaultStorageClass.parameters.shareNetworkID"},
 		Doc: "Manila share network of the `csi-manila` StorageClass (with manila_csi_enabled; VEXXHOST's label), for " +
-			"share types that create share servers (driver_handles_share_servers). Chart " + ChartVersion + " installs " +
-			"the CephFS node plugin only, so shares are mounted as CephFS.",
+			"share types that create share servers (driver_handles_share_servers). Implies NFS shares unless " +
+			"manila_csi_share_protocol says otherwise.",
 		Valid: []string{"0b3c1c9e-5f1a-4d2b-8c7e-3a9f6e2d1b40"}, Invalid: []string{"share net"},
 	},
 	{

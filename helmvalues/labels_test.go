@@ -127,7 +127,8 @@ var labelCompanions = map[string]map[string]string{
 	"etcd_blockdevice_volume_az":    {"etcd_blockdevice_size": "10"},
 	"manila_csi_share_type":         {"manila_csi_enabled": "true"},
 	"cilium_ipv4pool":               {},
-	"manila_csi_share_network_id":   {"manila_csi_enabled": "true"},
+	"manila_csi_share_network_id":   {"manila_csi_enabled": "true", "manila_csi_share_type": "nfs-servers"},
+	"manila_csi_share_protocol":     {"manila_csi_enabled": "true", "manila_csi_share_type": "nfs1"},
 	"cilium_hubble_ui_enabled":      {"capi_network_driver": "cilium"},
 }
 

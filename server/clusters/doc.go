@@ -9,7 +9,9 @@
 //
 //   - spec.go, caller.go: what every operation starts from (Spec, Caller).
 //   - port_*.go: the small interfaces the domain needs of its adapters,
-//     in the adapters' own types (OpenStack, the watch cache).
+//     in the adapters' own types (OpenStack, Helm's releases and charts,
+//     the management cluster, the watch cache); the operations' unit tests
+//     run on fakes of them (fakes_test.go).
 //   - operation.go: the one prologue (stack_id check, placement,
 //     namespace, render, the operation's own check, chart load);
 //     lock.go the per-cluster Lease every write holds; placement.go,

@@ -200,7 +200,7 @@ func (s *Service) handOff(ctx context.Context, op *operation, spec Spec, res cap
 }
 
 // target is the client of the cluster Argo CD's Secrets go to.
-func (g *gitops) target(op *operation) *kube.Cluster {
+func (g *gitops) target(op *operation) Secrets {
 	if g.cfg.Target != nil {
 		return g.cfg.Target
 	}

@@ -1,10 +1,16 @@
 package clusters
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/magnum-capi/magnum-capi/certs"
+	"github.com/magnum-capi/magnum-capi/certs/certstest"
+	"github.com/magnum-capi/magnum-capi/helmvalues"
 )
 
 func TestFingerprintCoversAllMaterial(t *testing.T) {
@@ -64,6 +70,64 @@ func TestMachineMetadataMarker(t *testing.T) {
 			carryMachineMetadata(tt.deployed, tt.values, caRotationKey)
 			if !reflect.DeepEqual(tt.values, tt.want) {
 				t.Errorf("values %v, want %v", tt.values, tt.want)
+			}
+		})
+	}
+}
+
+var rotatedAuthorities = sync.OnceValues(func() (certs.Authorities, error) {
+	a, _, err := certstest.Authorities("demo")
+	return a, err
+})
+
+// TestRotateCACertificate: whatever fails, the management cluster ends on
+// the CA Magnum keeps by the answer: the old one after an error, the new
+// one after success or an AppliedError.
+func TestRotateCACertificate(t *testing.T) {
+	namespace := "ensure namespace " + testNamespace
+	deploy := "deploy " + testNamespace + "/" + testStackID + " " + helmvalues.ChartVersion
+	switched := append(withoutWrites(createWrites, "cloud-credentials", "credential", "server group", "deploy", "namespace"),
+		"delete secret "+testNamespace+"/"+testStackID+"-kubeconfig")
+	tests := []struct {
+		name      string
+		fail      failures // the releases'
+		wantClass string
+		wantIn    string
+		wantNewCA bool
+		want      []string
+	}{
+		{name: "rotated: the new CA Secrets, the kubeconfig reissued, the release rolled",
+			wantClass: "OK", wantNewCA: true, want: append([]string{deploy, namespace}, switched...)},
+		{name: "Helm fails before the gate: nothing switched",
+			fail:      failures{"Deploy": errors.New("reading the release history: connection refused")},
+			wantClass: "", wantIn: "connection refused", want: []string{namespace}},
+		{name: "Helm fails at its first write: the old CA Secrets put back",
+			fail:      failures{"DeployAtWrite": errors.New("creating the release record: etcdserver: request timed out")},
+			wantClass: "", wantIn: "request timed out",
+			want: append(append([]string{namespace}, switched...), switched...)},
+		{name: "Helm fails after writing the release: the new CA stays",
+			fail:      failures{"DeployAfterWrite": errors.New("creating MachineDeployment: admission webhook denied the request")},
+			wantClass: "", wantIn: "the new CA is in the management cluster", wantNewCA: true,
+			want: append([]string{deploy, namespace}, switched...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBed(t)
+			b.deployed(t, testSpec())
+			next, err := rotatedAuthorities()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.releases.fail = tt.fail
+			err = b.s.RotateCACertificate(context.Background(), projectCaller, createdSpec(), next)
+			assertOutcome(t, err, tt.wantClass, tt.wantIn, b.writes(), tt.want)
+			ca, _ := b.kube.GetSecret(context.Background(), testNamespace, testStackID+"-ca")
+			want := testAuthorities(t).CA.Certificate
+			if tt.wantNewCA {
+				want = next.CA.Certificate
+			}
+			if ca == nil || !bytes.Equal(ca.Data[certs.CertificateKey], want) {
+				t.Errorf("the CA Secret does not hold the %s CA", map[bool]string{true: "new", false: "old"}[tt.wantNewCA])
 			}
 		})
 	}

@@ -7,8 +7,6 @@ import (
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/helmvalues"
-	"github.com/magnum-capi/magnum-capi/server/kube"
-	"github.com/magnum-capi/magnum-capi/server/release"
 )
 
 // Config shapes the operations.
@@ -31,7 +29,7 @@ type Config struct {
 // ManagementCluster is one management cluster clusters can be placed on.
 type ManagementCluster struct {
 	Name  string
-	Kube  *kube.Cluster
+	Kube  Kube
 	Cache WatchCache
 }
 
@@ -41,8 +39,8 @@ type Service struct {
 	mgmt      []*ManagementCluster
 	byName    map[string]*ManagementCluster
 	fallback  *ManagementCluster
-	releases  *release.Manager
-	charts    *release.Charts
+	releases  Releases
+	charts    Charts
 	openstack OpenStack
 	log       *slog.Logger
 	now       func() time.Time
@@ -61,8 +59,8 @@ type Deps struct {
 	// clusters go to when their template does not choose.
 	ManagementClusters []*ManagementCluster
 	Default            string
-	Releases           *release.Manager
-	Charts             *release.Charts
+	Releases           Releases
+	Charts             Charts
 	OpenStack          OpenStack
 	Log                *slog.Logger
 	// GitOps, when set, registers complete clusters with Argo CD.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -112,4 +113,6 @@ func Connect(name string, cfg *rest.Config) (*Cluster, error) {
 }
 
 // HelmGetter is the REST client getter Helm should use for releases in ns.
-func (c *Cluster) HelmGetter(ns string) *namespacedGetter { return c.getter.InNamespace(ns) }
+func (c *Cluster) HelmGetter(ns string) genericclioptions.RESTClientGetter {
+	return c.getter.InNamespace(ns)
+}

@@ -10,8 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/magnum-capi/magnum-capi/server/kube"
 )
 
 // Read-your-writes. After the sidecar upgrades a release, the watch cache
@@ -57,12 +55,7 @@ func (ch *Cache) TakeBarrier(ctx context.Context, ns, stackID string) (*Barrier,
 		}
 		return nil
 	}
-	for _, gvk := range chartKinds {
-		if err := add(gvk, client.MatchingLabels{kube.ChartClusterLabel: stackID}); err != nil {
-			return nil, err
-		}
-	}
-	for _, gvk := range capiLabelKinds {
+	for _, gvk := range labelledKinds {
 		if err := add(gvk, client.MatchingLabels{indexLabel(gvk): stackID}); err != nil {
 			return nil, err
 		}

@@ -18,16 +18,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/server/kube"
-	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-
 	"github.com/magnum-capi/magnum-capi/server/panics"
 )
 
 // Index names for the watch cache.
 const (
-	// indexByCluster: each informer's index by namespace and the label
-	// naming the cluster (indexLabel).
+	// indexByCluster: each informer's index by namespace and the cluster
+	// an object belongs to (byCluster).
 	indexByCluster = "magnum-capi/cluster"
 )
 
@@ -83,26 +82,32 @@ type Cache struct {
 
 // indexLabel is the label that names an object's cluster: the chart's; on
 // Helm's release Secrets the release's name (the cluster's stack id); on
-// CAPO's servers CAPI's.
-func indexLabel(gvk schema.GroupVersionKind) string {
-	switch gvk {
-	case SecretGVK:
-		return "name"
-	case OpenStackServerGVK:
-		return clusterv1.ClusterNameLabel
+// CAPO's servers CAPI's (capistatus.ClusterLabel). The cache selects by it.
+func indexLabel(gvk schema.GroupVersionKind) string { return capistatus.ClusterLabel(gvk.GroupKind()) }
+
+// selector selects what the cache holds of kind gvk: the objects carrying
+// the label naming their cluster; of Secrets, Helm's release records.
+func selector(gvk schema.GroupVersionKind) (labels.Selector, error) {
+	if gvk == SecretGVK {
+		return labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm"}), nil
 	}
-	return kube.ChartClusterLabel
+	hasLabel, err := labels.NewRequirement(indexLabel(gvk), selection.Exists, nil)
+	if err != nil {
+		return nil, err
+	}
+	return labels.NewSelector().Add(*hasLabel), nil
 }
 
-// byNamespacedLabel indexes objects by namespace and one label's value:
-// "<namespace>/<value>", one copy shared by every kind's index.
-func byNamespacedLabel(label string, intern *interner) toolscache.IndexFunc {
+// byCluster indexes objects of kind gk by namespace and the cluster they
+// belong to (capistatus.ClusterOf, the rule SnapshotFromObjects picks by):
+// "<namespace>/<stack id>", one copy shared by every kind's index.
+func byCluster(gk schema.GroupKind, intern *interner) toolscache.IndexFunc {
 	return func(obj any) ([]string, error) {
 		o, ok := obj.(metav1.Object)
 		if !ok {
 			return nil, nil
 		}
-		return []string{intern.name(o.GetNamespace() + "/" + o.GetLabels()[label])}, nil
+		return []string{intern.name(o.GetNamespace() + "/" + capistatus.ClusterOf(gk, o))}, nil
 	}
 }
 
@@ -110,30 +115,21 @@ func byNamespacedLabel(label string, intern *interner) toolscache.IndexFunc {
 // indexes, none of them running yet (Start). log receives list and watch
 // problems.
 func New(c *kube.Cluster, log *slog.Logger) (*Cache, error) {
-	hasChartLabel, err := labels.NewRequirement(kube.ChartClusterLabel, selection.Exists, nil)
-	if err != nil {
-		return nil, err
-	}
 	ch := &Cache{name: c.Name, client: c.Client, log: log, synced: make(chan struct{}), failed: newFailedAddons(time.Now), seen: newSeenVersions()}
 	ch.intern = newInterner()
 	strip := trimForStatus(cache.TransformStripManagedFields(), ch.intern)
-	byObject := map[client.Object]cache.ByObject{
-		helmSecretsObject(): {Label: labels.SelectorFromSet(labels.Set{helmOwnerLabel: "helm"})},
-	}
-	for _, gvk := range chartKinds {
-		by := cache.ByObject{Label: labels.NewSelector().Add(*hasChartLabel)}
+	byObject := map[client.Object]cache.ByObject{}
+	for _, gvk := range cachedKinds() {
+		sel, err := selector(gvk)
+		if err != nil {
+			return nil, err
+		}
+		by := cache.ByObject{Label: sel}
 		if isAddon(gvk) {
 			// Addons keep managedFields until their failure is recorded.
 			by.Transform = ch.failed.transform(strip)
 		}
 		byObject[typedObject(gvk)] = by
-	}
-	for _, gvk := range capiLabelKinds {
-		hasCAPILabel, err := labels.NewRequirement(clusterv1.ClusterNameLabel, selection.Exists, nil)
-		if err != nil {
-			return nil, err
-		}
-		byObject[typedObject(gvk)] = cache.ByObject{Label: labels.NewSelector().Add(*hasCAPILabel)}
 	}
 	inf, err := cache.New(c.Config, cache.Options{
 		Scheme:                   newCacheScheme(),
@@ -173,7 +169,7 @@ func (ch *Cache) index() error {
 		if err != nil {
 			return fmt.Errorf("watching %s: %w", gvk.Kind, err)
 		}
-		if err := informer.AddIndexers(toolscache.Indexers{indexByCluster: byNamespacedLabel(indexLabel(gvk), ch.intern)}); err != nil {
+		if err := informer.AddIndexers(toolscache.Indexers{indexByCluster: byCluster(gvk.GroupKind(), ch.intern)}); err != nil {
 			return fmt.Errorf("indexing %s: %w", gvk.Kind, err)
 		}
 		withIndexer, ok := informer.(interface{ GetIndexer() toolscache.Indexer })

@@ -1,6 +1,8 @@
 package watchcache
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -37,16 +39,13 @@ var (
 // release's (the cluster's stack id).
 const helmOwnerLabel = "owner"
 
-// chartKinds are the kinds selected by the chart's cluster label.
-var chartKinds = []schema.GroupVersionKind{
+// labelledKinds are the kinds selected by the label naming their cluster
+// (indexLabel): CAPO (>= v0.12) labels the OpenStackServer it makes for
+// each machine with CAPI's label only, and keeps Nova's answers there.
+var labelledKinds = []schema.GroupVersionKind{
 	ClusterGVK, ControlPlaneGVK, MachineDeploymentGVK, MachineGVK,
-	OpenStackClusterGVK, HelmReleaseGVK, ManifestsGVK,
+	OpenStackClusterGVK, HelmReleaseGVK, ManifestsGVK, OpenStackServerGVK,
 }
-
-// capiLabelKinds are the kinds selected by CAPI's cluster-name label: CAPO
-// (>= v0.12) labels the OpenStackServer it makes for each machine with
-// nothing else, and keeps Nova's answers there.
-var capiLabelKinds = []schema.GroupVersionKind{OpenStackServerGVK}
 
 // isAddon reports whether gvk is one of the addon provider's kinds.
 func isAddon(gvk schema.GroupVersionKind) bool { return gvk == HelmReleaseGVK || gvk == ManifestsGVK }
@@ -84,7 +83,7 @@ func typedObject(gvk schema.GroupVersionKind) client.Object {
 // cachedKinds are the kinds the cache watches: the chart's, CAPO's servers
 // and Helm's release Secrets.
 func cachedKinds() []schema.GroupVersionKind {
-	return append(append(append([]schema.GroupVersionKind{}, chartKinds...), capiLabelKinds...), SecretGVK)
+	return append(slices.Clone(labelledKinds), SecretGVK)
 }
 
 func helmSecretsObject() client.Object {

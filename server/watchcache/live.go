@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -22,7 +21,7 @@ import (
 // than "not dumped") are read as metadata only, never their payload.
 func ReadLive(ctx context.Context, c client.Client, ns, stackID string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	for _, gvk := range append(append([]schema.GroupVersionKind{}, chartKinds...), capiLabelKinds...) {
+	for _, gvk := range labelledKinds {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(listKind(gvk))
 		if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{indexLabel(gvk): stackID}); err != nil {

@@ -61,12 +61,15 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 	key := ns + "/" + stackID
 	out := &Objects{}
 	for _, o := range ch.inCluster(ClusterGVK, key) {
-		if c := o.(*clusterv1.Cluster); c.Name == stackID {
-			out.Cluster = copied(ch, c)
-		}
+		out.Cluster = copied(ch, o.(*clusterv1.Cluster))
 	}
+	// Of the cluster's control planes and infrastructure clusters, the
+	// ones its Cluster refers to (as SnapshotFromObjects picks them).
+	member := capistatus.MembershipOf(stackID, out.Cluster)
 	for _, o := range ch.inCluster(ControlPlaneGVK, key) {
-		out.ControlPlane = copied(ch, o.(*controlplanev1.KubeadmControlPlane))
+		if kcp := o.(*controlplanev1.KubeadmControlPlane); member.Owns(ControlPlaneGVK.GroupKind(), kcp) {
+			out.ControlPlane = copied(ch, kcp)
+		}
 	}
 	// Slices sized once: a poll's garbage is mostly these copies.
 	mds := ch.inCluster(MachineDeploymentGVK, key)
@@ -85,7 +88,7 @@ func (ch *Cache) Objects(ctx context.Context, ns, stackID string) (*Objects, err
 		out.Servers = append(out.Servers, copied(ch, o.(*OpenStackServer)).OpenStackServer)
 	}
 	for _, o := range ch.inCluster(OpenStackClusterGVK, key) {
-		if c := o.(*OpenStackCluster); c.Name == stackID {
+		if c := o.(*OpenStackCluster); member.Owns(OpenStackClusterGVK.GroupKind(), c) {
 			out.InfraCluster = &copied(ch, c).OpenStackCluster
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -325,8 +326,10 @@ func TestLeastPrivilegeEveryRuleCounts(t *testing.T) {
 		}},
 		{name: "machines", role: "magnum-capi", drop: "machines", check: func(t *testing.T, sc *harness.Sidecar) {
 			// The watch cache cannot list Machines, so it never syncs and
-			// the sidecar never says SERVING.
-			time.Sleep(10 * time.Second)
+			// the sidecar never says SERVING. Asked once the sidecar has
+			// logged the refused listing: before that, NOT_SERVING could
+			// still mean "not synced yet".
+			waitForLog(t, sc.LogFile, "listing or watching failed", "machines", "forbidden")
 			st, err := healthStatus(sc)
 			if err != nil || st != healthpb.HealthCheckResponse_NOT_SERVING {
 				t.Errorf("health without the machines rule = %v, %v; want NOT_SERVING", st, err)
@@ -493,4 +496,34 @@ func pemBody(pem string) string {
 	lines := strings.Split(pem, "\n")
 	slices.SortFunc(lines, func(a, b string) int { return len(b) - len(a) })
 	return lines[0]
+}
+
+// waitForLog waits up to a minute for a line of the sidecar's log holding
+// every one of words.
+func waitForLog(t *testing.T, logFile string, words ...string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		data, err := os.ReadFile(logFile)
+		if err != nil {
+			return false, err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if containsAll(line, words) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no line of %s holds %q: %v", logFile, words, err)
+	}
+}
+
+func containsAll(s string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }

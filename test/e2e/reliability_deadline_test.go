@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/status"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
@@ -16,9 +18,8 @@ import (
 // 200-cluster run) while the sidecar is still writing. Magnum then holds a
 // CREATE_FAILED cluster without a stack_id, and the user deletes it. That
 // delete must remove whatever the interrupted create made under the name it
-// never returned: release, Secrets, Lease, application credential. Before
-// the fix in server/clusters (namedForDelete) such a delete did nothing and
-// DELETE_COMPLETE left a whole cluster behind.
+// never returned: release, Secrets, Lease, application credential
+// (server/clusters namedForDelete finds them by the cluster's uuid).
 func TestReliabilityCreateDeadline(t *testing.T) {
 	c := newCluster(t, "deadline", "v1.33.2", 1)
 	// Its stack_id is never returned: its uuid names what it made.
@@ -29,14 +30,20 @@ func TestReliabilityCreateDeadline(t *testing.T) {
 	// Usually DeadlineExceeded; should the create finish first, its answer
 	// is dropped all the same (a reply lost on the way is the same case).
 	t.Logf("the create answered %v", status.Code(err))
-	time.Sleep(time.Second)
-	made := before.changes(footprintOf(t, c.owner()))
+	// The sidecar finishes the deploy its caller gave up on: wait until its
+	// CAPI Cluster is written, whose name is the stack_id never returned.
+	var made []string
+	_ = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		made = before.changes(footprintOf(t, c.owner()))
+		return slices.ContainsFunc(made, addedCluster), nil
+	})
 	t.Logf("the interrupted create left:\n%s", strings.Join(made, "\n"))
 	// What it made under the name it never returned, the controllers'
 	// objects (kubeconfig) included, is named after the CAPI Cluster.
 	owner := c.owner()
 	for _, change := range made {
-		if _, name, ok := strings.Cut(change, " Cluster "); ok && strings.HasPrefix(change, "added ") {
+		if addedCluster(change) {
+			_, name, _ := strings.Cut(change, " Cluster ")
 			owner.stackID = name[strings.Index(name, "/")+1:]
 		}
 	}
@@ -62,4 +69,9 @@ func TestReliabilityCreateDeadline(t *testing.T) {
 	if len(leaked) > 0 {
 		t.Errorf("left after DELETE_COMPLETE:\n%s", strings.Join(leaked, "\n"))
 	}
+}
+
+// addedCluster says whether a footprint change is a CAPI Cluster added.
+func addedCluster(change string) bool {
+	return strings.HasPrefix(change, "added ") && strings.Contains(change, " Cluster ")
 }

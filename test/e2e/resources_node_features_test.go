@@ -18,13 +18,15 @@ import (
 // TestNodeFeatureLabels: one Cilium cluster using kubelet_extra_args (the
 // cluster's, and the default worker group's own over it), a containerd
 // volume (docker_volume_size), extra worker security group rules, Hubble,
-// the GPU operator switches and a Manila share network. The real Cluster
-// API controllers' objects carry them: the worker group's
+// the GPU operator switches and Manila NFS shares on a share network. The
+// real Cluster API controllers' objects carry them: the worker group's
 // KubeadmConfigTemplate kubelet flags, its OpenStackMachineTemplate's block
-// device, the OpenStackCluster's rules; the release's values carry the addon
-// settings. A node group deployed without a containerd volume keeps none
-// when the template's docker_volume_size changes. A cluster with a kubelet flag outside the allowlist is refused
-// naming it, and nothing is written.
+// device, the OpenStackCluster's rules; the release's values and the addon
+// provider's objects the chart made carry the addon settings
+// (checkAddonObjects). A node group deployed without a containerd volume
+// keeps none when the template's docker_volume_size changes. A cluster with
+// a kubelet flag outside the allowlist is refused naming it, and nothing is
+// written.
 func TestNodeFeatureLabels(t *testing.T) {
 	t.Parallel() // its own cluster; with the other parallel tests, after the sequential ones
 	ns := projectNamespace()
@@ -38,6 +40,7 @@ func TestNodeFeatureLabels(t *testing.T) {
 		"amd_gpu_operator_enabled":    "true",
 		"manila_csi_enabled":          "true",
 		"manila_csi_share_network_id": "0b3c1c9e-5f1a-4d2b-8c7e-3a9f6e2d1b40",
+		"manila_csi_share_type":       "nfs-servers",
 	}
 	for k, v := range labels {
 		c.spec.Cluster.Labels[k] = v
@@ -105,6 +108,7 @@ func TestNodeFeatureLabels(t *testing.T) {
 			t.Errorf("release value %s = %v, want %v", path, got, want)
 		}
 	}
+	checkAddonObjects(t, ctx, ns, stackID)
 
 	// The template's docker_volume_size changes under a node group deployed
 	// without a volume: a resize keeps it without one, so it does not roll.

@@ -80,6 +80,10 @@ func TestRenderFailsLikeRealChart(t *testing.T) {
 			"Cannot enable both ingress.nginx and ingress.traefik addons simultaneously"},
 		{"etcd encryption without its key Secret", "etcd: {encryption: {enabled: true}}",
 			"etcd.encryption.enabled needs the key in Secret"},
+		{"Manila storage class without a provisioner", "addons: {openstack: {csiManila: {enabled: true, defaultStorageClass: {parameters: {type: nfs1}}}}}",
+			"Unable to determine provisioner for storage class - csi-manila"},
+		{"Manila storage class without a share type", "addons: {openstack: {csiManila: {enabled: true, defaultStorageClass: {provisioner: nfs.manila.csi.openstack.org}}}}",
+			"Unable to determine share type for storage class - csi-manila"},
 		{"unknown custom addon kind", "addons: {custom: {mine: {kind: Chart, spec: {}}}}",
 			"Unrecognised addon kind - Chart"},
 	} {

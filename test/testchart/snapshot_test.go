@@ -140,15 +140,8 @@ var notInTestChart = map[objectKey]string{
 	{"addons.stackhpc.com/v1alpha1", "HelmRelease", "traefik"}:          "ingress",
 	{"addons.stackhpc.com/v1alpha1", "Manifests", "traefik-dashboards"}: "ingress",
 	{"addons.stackhpc.com/v1alpha1", "Manifests", "traefik-alerts"}:     "ingress",
-	// Manila CSI: the driver offers Cinder only.
-	{"v1", "Secret", "csi-manila-config"}:                                    "manila",
-	{"addons.stackhpc.com/v1alpha1", "HelmRelease", "csi-manila"}:            "manila",
-	{"addons.stackhpc.com/v1alpha1", "Manifests", "csi-manila-storageclass"}: "manila",
-	// AMD and Intel device operators, and the Flux objects Intel XPU
-	// monitoring needs on the management cluster.
-	{"v1", "Secret", "amd-gpu-operator-config"}:                                     "amd",
-	{"addons.stackhpc.com/v1alpha1", "HelmRelease", "amd-gpu-operator"}:             "amd",
-	{"addons.stackhpc.com/v1alpha1", "Manifests", "amd-gpu-dashboards"}:             "amd",
+	// The Intel device operators, and the Flux objects Intel XPU monitoring
+	// needs.
 	{"v1", "Secret", "intel-device-plugin-gpu-config"}:                              "intel",
 	{"addons.stackhpc.com/v1alpha1", "HelmRelease", "intel-device-plugin-gpu"}:      "intel",
 	{"v1", "Secret", "intel-device-plugin-operator-config"}:                         "intel",
@@ -172,6 +165,7 @@ var dashboardSources = map[objectKey][]int{
 	{"addons.stackhpc.com/v1alpha1", "Manifests", "kube-prometheus-stack-dashboards"}: {0},
 	{"addons.stackhpc.com/v1alpha1", "Manifests", "loki-stack-dashboards"}:            {1},
 	{"addons.stackhpc.com/v1alpha1", "Manifests", "blackbox-exporter-dashboards"}:     {0},
+	{"addons.stackhpc.com/v1alpha1", "Manifests", "amd-gpu-dashboards"}:               {0},
 }
 
 // TestRenderMatchesRealChart renders the test chart for the real chart's own

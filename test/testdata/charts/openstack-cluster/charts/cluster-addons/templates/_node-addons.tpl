@@ -48,3 +48,20 @@ metrics:
   enabled: false
 {{- end }}
 {{ end -}}
+
+{{/* AMD's operator uses the NFD addon and the nodes' in-box drivers; its metrics exporter is scraped when monitoring is on. */}}
+{{- define "cluster-addons.amdGPUOperator.defaults" -}}
+# Use NFD addon instead
+node-feature-discovery:
+  enabled: false
+# Unnescessary as using in-box drivers
+kmm:
+  enabled: false
+  watch: false
+deviceConfig:
+  spec:
+    metricsExporter:
+      prometheus:
+        serviceMonitor:
+          enable: {{ .Values.monitoring.enabled }}
+{{ end -}}

@@ -161,3 +161,74 @@ volumeBindingMode: {{ .volumeBindingMode | default "WaitForFirstConsumer" }}
 allowedTopologies: {{- toYaml . | nindent 2 }}
 {{- end }}
 {{ end -}}
+
+{{/*
+Manila CSI forwards to the node plugin of each share protocol. With the CephFS
+CSI addon on, CephFS shares are wired by default; any other protocol comes
+from the values (shareProtocols).
+*/}}
+{{- define "cluster-addons.csiManila.defaults" -}}
+csimanila:
+  clusterID: {{ include "cluster-addons.clusterName" . }}
+{{- if .Values.csi.cephfs.enabled }}
+shareProtocols:
+  - protocolSelector: CEPHFS
+    fsGroupPolicy: None
+    fwdNodePluginEndpoint:
+      dir: /var/lib/kubelet/plugins/cephfs.csi.ceph.com
+      sockFile: csi.sock
+{{- end }}
+# Allow the node plugin to run on the control plane nodes
+nodeplugin:
+  tolerations:
+    - key: node-role.kubernetes.io/master
+      effect: NoSchedule
+    - key: node-role.kubernetes.io/control-plane
+      effect: NoSchedule
+{{ end -}}
+
+{{/*
+(list $ storageClass) -> a Manila storage class. Provisioner and share type
+default to CephFS's only when the CephFS CSI addon is on; otherwise the class
+must name them, as in the real chart. The credentials are the
+csi-manila-credentials Secret in the OpenStack namespace.
+*/}}
+{{- define "cluster-addons.csiManila.storageClass" -}}
+{{- $ctx := index . 0 -}}
+{{- $sc := index . 1 -}}
+{{- $cephfs := $ctx.Values.csi.cephfs.enabled -}}
+{{- $namespace := $ctx.Values.openstack.targetNamespace -}}
+{{- $parameters := $sc.parameters | default dict -}}
+{{- $provisioner := $sc.provisioner | default (ternary "cephfs.manila.csi.openstack.org" "" $cephfs) -}}
+{{- if not $provisioner }}
+{{- fail (printf "Unable to determine provisioner for storage class - %s" $sc.name) }}
+{{- end }}
+{{- $type := $parameters.type | default (ternary "cephfs" "" $cephfs) -}}
+{{- if not $type }}
+{{- fail (printf "Unable to determine share type for storage class - %s" $sc.name) }}
+{{- end -}}
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: {{ required "name is required for storage classes" $sc.name }}
+{{- if $sc.isClusterDefault }}
+  annotations:
+    storageclass.kubernetes.io/is-default-class: "true"
+{{- end }}
+provisioner: {{ $provisioner }}
+parameters:
+{{- range $stage := list "provisioner" "controller-expand" "node-stage" "node-publish" }}
+  csi.storage.k8s.io/{{ $stage }}-secret-name: csi-manila-credentials
+  csi.storage.k8s.io/{{ $stage }}-secret-namespace: {{ $namespace }}
+{{- end }}
+  type: {{ $type }}
+{{- with omit $parameters "type" }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
+reclaimPolicy: {{ $sc.reclaimPolicy | default "Delete" }}
+allowVolumeExpansion: {{ dig "allowVolumeExpansion" true $sc }}
+volumeBindingMode: {{ $sc.volumeBindingMode | default "WaitForFirstConsumer" }}
+{{- with $sc.allowedTopologies }}
+allowedTopologies: {{ toYaml . | nindent 2 }}
+{{- end }}
+{{ end -}}
