@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"buf.build/go/protovalidate"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
@@ -161,4 +163,50 @@ func benchmarkCreate() *pb.CreateClusterRequest {
 	}
 	req.Spec.Nodegroups = append(req.Spec.Nodegroups, &pb.NodeGroup{Uuid: "g", Name: "gpu", Role: "worker", NodeCount: 3, Labels: map[string]string{"a": "b"}})
 	return req
+}
+
+// TestEveryRequestFieldIsBounded: every string, list and map a request can
+// carry has a bound in proto/, so a field added without one fails here
+// instead of letting a request make the sidecar allocate without bound.
+func TestEveryRequestFieldIsBounded(t *testing.T) {
+	seen := map[protoreflect.FullName]bool{}
+	var walk func(md protoreflect.MessageDescriptor)
+	walk = func(md protoreflect.MessageDescriptor) {
+		if seen[md.FullName()] {
+			return
+		}
+		seen[md.FullName()] = true
+		for i := range md.Fields().Len() {
+			fd := md.Fields().Get(i)
+			rules, err := protovalidate.ResolveFieldRules(fd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case fd.IsMap():
+				if !rules.GetMap().HasMaxPairs() || !rules.GetMap().GetKeys().GetString().HasMaxBytes() ||
+					(fd.MapValue().Kind() == protoreflect.StringKind && !rules.GetMap().GetValues().GetString().HasMaxBytes()) {
+					t.Errorf("%s: a map without max_pairs or bounded strings", fd.FullName())
+				}
+			case fd.IsList():
+				if !rules.GetRepeated().HasMaxItems() || (fd.Kind() == protoreflect.StringKind && !rules.GetRepeated().GetItems().GetString().HasMaxBytes()) {
+					t.Errorf("%s: a list without max_items or bounded strings", fd.FullName())
+				}
+			case fd.Kind() == protoreflect.StringKind && !rules.GetString().HasMaxBytes():
+				t.Errorf("%s: a string without max_bytes", fd.FullName())
+			}
+			if fd.Message() != nil && !fd.IsMap() {
+				walk(fd.Message())
+			}
+		}
+	}
+	services := pb.File_magnumcapi_v1_driver_proto.Services()
+	for i := range services.Len() {
+		for j := range services.Get(i).Methods().Len() {
+			walk(services.Get(i).Methods().Get(j).Input())
+		}
+	}
+	if len(seen) < 10 {
+		t.Fatalf("walked %d messages, want every request's", len(seen))
+	}
 }
