@@ -45,8 +45,7 @@ var requestRules = sync.OnceValues(func() (protovalidate.Validator, error) {
 			requests = append(requests, methods.Get(j).Input())
 		}
 	}
-	return protovalidate.New(protovalidate.WithFailFast(), protovalidate.WithDisableLazy(),
-		protovalidate.WithMessageDescriptors(requests...))
+	return protovalidate.New(protovalidate.WithDisableLazy(), protovalidate.WithMessageDescriptors(requests...))
 })
 
 // specRequest is every request that carries a ClusterSpec.
@@ -62,7 +61,7 @@ func checkRequest(req proto.Message) error {
 	if err := rules.Validate(req); err != nil {
 		var invalid *protovalidate.ValidationError
 		if errors.As(err, &invalid) && len(invalid.Violations) > 0 {
-			return violationError(req.ProtoReflect(), invalid.Violations[0])
+			return violationError(req.ProtoReflect(), firstOnAField(invalid.Violations))
 		}
 		return fmt.Errorf("checking the request: %w", err)
 	}
@@ -70,6 +69,18 @@ func checkRequest(req proto.Message) error {
 		return checkTimestamps(r.GetSpec().GetCluster())
 	}
 	return nil
+}
+
+// firstOnAField is the first violation of a rule on a field, else the
+// first: a rule on a whole request relates its fields (nodegroup_uuid to
+// spec.nodegroups), and what is wrong with a field itself comes first.
+func firstOnAField(vs []*protovalidate.Violation) *protovalidate.Violation {
+	for _, v := range vs {
+		if len(v.Proto.GetField().GetElements()) > 0 {
+			return v
+		}
+	}
+	return vs[0]
 }
 
 // checkTimestamps: Magnum's timestamps must parse as parseTime reads them,

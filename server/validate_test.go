@@ -91,6 +91,8 @@ func TestCheckRequestRefuses(t *testing.T) {
 		{"upgrade unknown group", &pb.UpgradeClusterRequest{Spec: validSpec(), NodegroupUuid: "x"}, `nodegroup_uuid: got "x": must be the uuid`, ""},
 		{"node group unknown", &pb.UpdateNodeGroupRequest{Spec: validSpec(), NodegroupUuid: "x"}, `nodegroup_uuid: got "x": must be the uuid`, ""},
 		{"node group is the control plane", &pb.DeleteNodeGroupRequest{Spec: validSpec(), NodegroupUuid: "m"}, `nodegroup_uuid: got "m": must be a worker node group`, ""},
+		{"a field before the request's rules", &pb.UpdateNodeGroupRequest{Spec: func() *pb.ClusterSpec { s := validSpec(); s.Nodegroups[1].Uuid = ""; return s }(), NodegroupUuid: "w"}, `spec.nodegroups[1].uuid: got "": must not be blank`, ""},
+		{"no spec, a node group named", &pb.UpdateNodeGroupRequest{NodegroupUuid: "w"}, "spec: got nothing: value is required", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := checkRequest(tc.req)
