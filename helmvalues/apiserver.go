@@ -24,29 +24,30 @@ var apiServerLabelSpecs = []labelSpec{
 		Name: "api_server_floating_ip", Group: groupAPIServer, Type: ipv4Type,
 		Keys: []string{"apiServer.floatingIP"},
 		Doc: "An existing floating IP of the cluster's project (its address) for the API server load balancer, " +
-			"instead of a new one. Needs master_lb_floating_ip_enabled (the default). Cannot change after the " +
-			"cluster exists: CAPO refuses changes of the OpenStackCluster's API server settings.",
+			"instead of a new one. Needs master_lb_floating_ip_enabled (the default). A create is refused, before " +
+			"anything is made, unless Neutron has this floating IP in the cluster's project and it is attached to no " +
+			"port (other than the cluster's own load balancer's, when a create is retried). " + fixedAtCreate,
 		Valid: []string{"203.0.113.10"}, Invalid: []string{"203.0.113.300", "2001:db8::10", "api.example.com"},
 	},
 	{
 		Name: "api_server_fixed_ip", Group: groupAPIServer, Type: ipType,
 		Keys: []string{"apiServer.fixedIP"},
 		Doc: "Fixed IP (the VIP) of the API server load balancer on the cluster network. On a network the cluster " +
-			"creates it must be a host address inside fixed_subnet_cidr. Cannot change after the cluster exists.",
+			"creates it must be a host address inside fixed_subnet_cidr. " + fixedAtCreate,
 		Valid: []string{"10.0.0.250"}, Invalid: []string{"10.0.0.0/24", "10.0.0.256"},
 	},
 	{
 		Name: "api_server_lb_flavor", Group: groupAPIServer, Type: chartNameType,
 		Keys: []string{postRendered("OpenStackCluster", "spec.apiServerLoadBalancer.flavor")},
 		Doc: "Octavia flavor (name) of the API server load balancer; unset, Octavia's default. Chart " + ChartVersion +
-			" has no value for it. Cannot change after the cluster exists.",
+			" has no value for it. " + fixedAtCreate,
 		Valid: []string{"amphora-ha"}, Invalid: []string{"ha: yes"},
 	},
 	{
 		Name: "api_server_lb_availability_zone", Group: groupAPIServer, Type: chartNameType,
 		Keys: []string{postRendered("OpenStackCluster", "spec.apiServerLoadBalancer.availabilityZone")},
 		Doc: "Octavia availability zone of the API server load balancer; unset, Octavia's default. Chart " + ChartVersion +
-			" has no value for it. Cannot change after the cluster exists.",
+			" has no value for it. " + fixedAtCreate,
 		Valid: []string{"az-1"}, Invalid: []string{"true"},
 	},
 	{
@@ -69,13 +70,15 @@ var apiServerLabelSpecs = []labelSpec{
 	},
 	{
 		Name: "control_plane_certificates_expiry_days", Group: groupAPIServer, Type: certificatesExpiryDaysType,
-		Default: "0",
-		Keys:    []string{postRendered("KubeadmControlPlane", "spec.rolloutBefore.certificatesExpiryDays (v1beta2: spec.rollout.before.certificatesExpiryDays)")},
+		DefaultDoc: "`21` for a cluster this driver creates; `0` (off) for one deployed without it (created by an earlier " +
+			"version of this driver, or adopted from StackHPC's)",
+		Keys: []string{postRendered("KubeadmControlPlane", "spec.rolloutBefore.certificatesExpiryDays (v1beta2: spec.rollout.before.certificatesExpiryDays)")},
 		Doc: "Replace control plane machines when their certificates expire within this many days, so a cluster " +
 			"nobody upgrades keeps a working control plane (kubeadm's certificates last a year). 0 turns it off. " +
-			"Off unless a template or the site (`values.labelDefaults`) sets it, for example to 21 as the VEXXHOST " +
-			"driver does: a default would change the control plane of every existing and adopted cluster at its " +
-			"next resize, which asked for nothing of the kind. " +
+			"Unless a template, the cluster or the site (`values.labelDefaults`) sets it, a new cluster gets 21 days, " +
+			"as the VEXXHOST driver's do, and keeps that default for its life (the sidecar records it on the cluster's " +
+			"Helm release when it creates the cluster); a cluster deployed without that record keeps it off, so a resize " +
+			"of an existing or adopted cluster does not change its control plane. " +
 			"The chart's next release calls it `controlPlane.certificatesExpiryDays`.",
 		Valid: []string{"30", "0"}, Invalid: []string{"3", "365", "soon"},
 	},
@@ -89,6 +92,12 @@ var apiServerLabelSpecs = []labelSpec{
 		Valid: []string{"true"}, Invalid: []string{"secretbox"},
 	},
 }
+
+// fixedAtCreate is what the endpoint's labels say of a change
+// (apiendpoint.go).
+const fixedAtCreate = "Fixed when the cluster is created: an update or upgrade that changes it is refused before " +
+	"anything is written (CAPO refuses a change of the OpenStackCluster's API server addresses, and another load " +
+	"balancer flavor or zone would rebuild the load balancer under every kubeconfig)."
 
 // http2Suites are the suites one of which Go's HTTP/2 server requires when
 // the cipher suites are chosen (x/net/http2 ConfigureServer): without one,
@@ -276,16 +285,33 @@ func (b *builder) controlPlaneSecurity() {
 		}
 		put(b.values, joined, "nodeGroupDefaults", "kubeadmConfigSpec", "joinConfiguration", "nodeRegistration", "kubeletExtraArgs", "tls-cipher-suites")
 	}
-	if days, _ := b.labels.integer("control_plane_certificates_expiry_days"); days > 0 {
-		// v1beta2 moved the field; a chart rendering v1beta2 gets it there.
-		b.specPatches = append(b.specPatches,
-			SpecPatch{Group: controlPlaneGroup, Version: "v1beta1", Kind: "KubeadmControlPlane",
-				Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": days}}},
-			SpecPatch{Group: controlPlaneGroup, Version: "v1beta2", Kind: "KubeadmControlPlane",
-				Spec: map[string]any{"rollout": map[string]any{"before": map[string]any{"certificatesExpiryDays": days}}}})
-	}
+	days, _ := b.labels.integer("control_plane_certificates_expiry_days")
+	b.specPatches = append(b.specPatches, CertificatesExpiryPatches(days)...)
 	if b.labels.boolean("etcd_encryption_enabled") {
 		put(b.values, true, "etcd", "encryption", "enabled")
+	}
+}
+
+// DefaultCertificatesExpiryDays is control_plane_certificates_expiry_days
+// for a cluster created now when no label or site default sets it. Which
+// default a cluster has depends on its deployed release, which Build does
+// not see: Build renders only a value that is set
+// (Result.CertificatesExpiryDaysSet), and the sidecar adds
+// CertificatesExpiryPatches of the cluster's default otherwise.
+const DefaultCertificatesExpiryDays = 21
+
+// CertificatesExpiryPatches renew the control plane's certificates days
+// before they expire; none when days is 0 (off).
+func CertificatesExpiryPatches(days int) []SpecPatch {
+	if days <= 0 {
+		return nil
+	}
+	// v1beta2 moved the field; a chart rendering v1beta2 gets it there.
+	return []SpecPatch{
+		{Group: controlPlaneGroup, Version: "v1beta1", Kind: "KubeadmControlPlane",
+			Spec: map[string]any{"rolloutBefore": map[string]any{"certificatesExpiryDays": days}}},
+		{Group: controlPlaneGroup, Version: "v1beta2", Kind: "KubeadmControlPlane",
+			Spec: map[string]any{"rollout": map[string]any{"before": map[string]any{"certificatesExpiryDays": days}}}},
 	}
 }
 

@@ -16,6 +16,9 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 		wantErr     string // substring of the error; "" for success
 		wantValues  map[string]any
 		wantPatches []SpecPatch
+		// wantExpirySet: a label set control_plane_certificates_expiry_days.
+		wantExpirySet bool
+		wantEndpoint  APIEndpoint
 	}{
 		{
 			name:    "floating IP without a floating IP",
@@ -33,15 +36,19 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 			wantErr: `expected a host address inside the cluster network 10.0.0.0/22`,
 		},
 		{
-			name:        "fixed IP on a subnet of the user's is not checked here",
-			labels:      map[string]string{"api_server_fixed_ip": "192.168.7.20"},
-			fixedSubnet: "5b8e1f5c-0000-4000-8000-00000000aaaa",
-			wantValues:  map[string]any{"apiServer.fixedIP": "192.168.7.20"},
+			name:         "fixed IP on a subnet of the user's is not checked here",
+			labels:       map[string]string{"api_server_fixed_ip": "192.168.7.20"},
+			fixedSubnet:  "5b8e1f5c-0000-4000-8000-00000000aaaa",
+			wantValues:   map[string]any{"apiServer.fixedIP": "192.168.7.20"},
+			wantEndpoint: APIEndpoint{FixedIP: "192.168.7.20"},
 		},
 		{
 			name: "load balancer flavor and zone are one patch; renewal another",
 			labels: map[string]string{"api_server_lb_flavor": "amphora-ha", "api_server_lb_availability_zone": "az-2",
-				"control_plane_certificates_expiry_days": "30"},
+				"control_plane_certificates_expiry_days": "30", "api_server_floating_ip": "203.0.113.10"},
+			wantValues:    map[string]any{"apiServer.floatingIP": "203.0.113.10"},
+			wantExpirySet: true,
+			wantEndpoint:  APIEndpoint{FloatingIP: "203.0.113.10", LBFlavor: "amphora-ha", LBAvailabilityZone: "az-2"},
 			wantPatches: []SpecPatch{
 				{Group: "infrastructure.cluster.x-k8s.io", Kind: "OpenStackCluster",
 					Spec: map[string]any{"apiServerLoadBalancer": map[string]any{"flavor": "amphora-ha", "availabilityZone": "az-2"}}},
@@ -52,8 +59,13 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 			},
 		},
 		{
-			name:   "renewal off",
-			labels: map[string]string{"control_plane_certificates_expiry_days": "0"},
+			name:          "renewal off",
+			labels:        map[string]string{"control_plane_certificates_expiry_days": "0"},
+			wantExpirySet: true,
+		},
+		{
+			name:   "renewal unset: the cluster's default applies, outside Build",
+			labels: map[string]string{},
 		},
 		{
 			name: "cipher suites beside the chart's kubelet flags and the audit log's API server flags",
@@ -89,10 +101,16 @@ func TestAPIServerLabelsTogether(t *testing.T) {
 					t.Errorf("%s = %v, want %v", path, got, want)
 				}
 			}
-			// Renewal is off unless a label asks for it: nothing else
-			// patches the KubeadmControlPlane.
+			// Build renders renewal only when a label asks for it:
+			// nothing else patches the KubeadmControlPlane.
 			if !reflect.DeepEqual(res.SpecPatches, tt.wantPatches) {
 				t.Errorf("spec patches %v, want %v", res.SpecPatches, tt.wantPatches)
+			}
+			if res.CertificatesExpiryDaysSet != tt.wantExpirySet {
+				t.Errorf("CertificatesExpiryDaysSet = %v, want %v", res.CertificatesExpiryDaysSet, tt.wantExpirySet)
+			}
+			if res.APIEndpoint != tt.wantEndpoint {
+				t.Errorf("APIEndpoint = %+v, want %+v", res.APIEndpoint, tt.wantEndpoint)
 			}
 		})
 	}

@@ -27,6 +27,14 @@ type Result struct {
 	// load balancer's flavor and zone, control plane certificate renewal),
 	// which the sidecar's Helm post-renderer writes into the objects.
 	SpecPatches []SpecPatch
+	// CertificatesExpiryDaysSet says a label or the site's default set
+	// control_plane_certificates_expiry_days (SpecPatches hold it when it
+	// is not 0); unset, the cluster's own default applies
+	// (DefaultCertificatesExpiryDays).
+	CertificatesExpiryDaysSet bool
+	// APIEndpoint is the API server endpoint asked for, which cannot change
+	// once the cluster exists.
+	APIEndpoint APIEndpoint
 }
 
 // builder carries one Build: its input, the problems and warnings found so
@@ -105,7 +113,8 @@ func Build(in Input, cfg Config) (Result, error) {
 		return Result{Warnings: b.warnings}, fmt.Errorf("internal error: template delimiters reached values at %s", path)
 	}
 	values, _ := asValuesFile(b.values).(map[string]any)
-	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, ServerGroupPolicy: b.labels.str("server_group_policies"), MachineAnnotations: b.machineAnnotations, SpecPatches: b.specPatches}, nil
+	return Result{Values: values, ChartVersion: chartVersion, Warnings: b.warnings, ServerGroupPolicy: b.labels.str("server_group_policies"), MachineAnnotations: b.machineAnnotations, SpecPatches: b.specPatches,
+		CertificatesExpiryDaysSet: b.labels.has("control_plane_certificates_expiry_days"), APIEndpoint: b.apiEndpoint()}, nil
 }
 
 // chartVersion is the template's capi_helm_chart_version label, else the

@@ -9,7 +9,8 @@ import (
 )
 
 // Create names the release, then renders the values and checks the CA
-// material before writing anything; under the cluster's Lease it finds or
+// material and the API server's floating IP (floating_ip.go) before writing
+// anything; under the cluster's Lease it finds or
 // makes the Nova server groups (server_groups.go), writes the credential and
 // CA Secrets and, beside them up to its first write, installs the chart. It
 // returns the stack_id. A deadline that passes once the release is being
@@ -25,8 +26,10 @@ func (s *Service) Create(ctx context.Context, caller Caller, spec Spec, cas cert
 	spec.Cluster.StackID = stackID(spec)
 	var caSecrets []*corev1.Secret
 	op, err := s.prepare(ctx, caller, spec, func(op *operation) (err error) {
-		caSecrets, err = certs.Secrets(cas, op.owner())
-		return err
+		if caSecrets, err = certs.Secrets(cas, op.owner()); err != nil {
+			return err
+		}
+		return s.checkFloatingIP(ctx, op)
 	})
 	if err != nil {
 		return "", err

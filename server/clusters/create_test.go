@@ -70,6 +70,30 @@ func TestCreate(t *testing.T) {
 			want: withoutWrites(createWrites, "cloud-credentials", "create credential", "deploy")},
 		{name: "a cloud admin of another project: refused before anything is written", caller: adminCaller,
 			wantClass: "FailedPrecondition", wantIn: "no application credential"},
+		{name: "a free floating IP of the project: created", caller: projectCaller,
+			arrange: func(b *bed, spec *Spec, _ *certs.Authorities) {
+				b.openstack.floatingIPs = map[string]openstack.FloatingIP{"203.0.113.10": {ID: "f1", Address: "203.0.113.10"}}
+				spec.Cluster.Labels = map[string]string{"api_server_floating_ip": "203.0.113.10"}
+			},
+			wantClass: "OK", want: createWrites},
+		{name: "a floating IP the project has not: refused, nothing written", caller: projectCaller,
+			arrange: func(_ *bed, spec *Spec, _ *certs.Authorities) {
+				spec.Cluster.Labels = map[string]string{"api_server_floating_ip": "203.0.113.10"}
+			},
+			wantClass: "InvalidArgument", wantIn: `labels.api_server_floating_ip: invalid value "203.0.113.10"`},
+		{name: "a floating IP attached to a server: refused, nothing written", caller: projectCaller,
+			arrange: func(b *bed, spec *Spec, _ *certs.Authorities) {
+				b.openstack.floatingIPs = map[string]openstack.FloatingIP{"203.0.113.10": {ID: "f1", PortID: "p1", PortOwner: "compute:nova"}}
+				spec.Cluster.Labels = map[string]string{"api_server_floating_ip": "203.0.113.10"}
+			},
+			wantClass: "InvalidArgument", wantIn: "attached to port p1 (compute:nova)"},
+		{name: "Neutron down while checking the floating IP: Unavailable naming it, nothing written", caller: projectCaller,
+			arrange: func(b *bed, spec *Spec, _ *certs.Authorities) {
+				b.openstack.fail = failures{"FindFloatingIP": &openstack.UnavailableError{Service: "network",
+					Op: "look up floating IP 203.0.113.10 in Neutron", Detail: "HTTP 503"}}
+				spec.Cluster.Labels = map[string]string{"api_server_floating_ip": "203.0.113.10"}
+			},
+			wantClass: "Unavailable", wantIn: "in Neutron"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -219,6 +219,8 @@ func (k *fakeKube) HelmGetter(string) genericclioptions.RESTClientGetter { retur
 type fakeReleases struct {
 	recorder
 	releases map[string]*release.Release // by namespace/name
+	// targets are the Targets of the last deploy of each release.
+	targets map[string]release.Target
 }
 
 var _ Releases = (*fakeReleases)(nil)
@@ -239,10 +241,20 @@ func (r *fakeReleases) Deploy(_ context.Context, t release.Target, name string, 
 	r.mu.Lock()
 	rel := &release.Release{Name: name, Namespace: t.Namespace, Revision: 1, Status: "deployed",
 		ChartName: ch.Metadata.Name, ChartVersion: ch.Metadata.Version, Values: values}
+	// Helm keeps the record's labels of the last revision, merged with
+	// the deploy's (Target.Labels and RecordLabels).
+	rel.Labels = map[string]string{}
 	if prev := r.releases[t.Namespace+"/"+name]; prev != nil {
 		rel.Revision = prev.Revision + 1
+		maps.Copy(rel.Labels, prev.Labels)
 	}
+	maps.Copy(rel.Labels, t.RecordLabels)
+	maps.Copy(rel.Labels, t.Labels)
 	r.releases[t.Namespace+"/"+name] = rel
+	if r.targets == nil {
+		r.targets = map[string]release.Target{}
+	}
+	r.targets[t.Namespace+"/"+name] = t
 	r.mu.Unlock()
 	if t.Wrote != nil {
 		t.Wrote()
@@ -297,6 +309,7 @@ type fakeOpenStack struct {
 	facts        openstack.Facts
 	credentials  map[string]openstack.CredentialRef // by id
 	serverGroups map[string]openstack.ServerGroup   // by name
+	floatingIPs  map[string]openstack.FloatingIP    // the project's, by address
 	made         int
 }
 
@@ -311,6 +324,16 @@ func newFakeOpenStack() *fakeOpenStack {
 		},
 		credentials: map[string]openstack.CredentialRef{}, serverGroups: map[string]openstack.ServerGroup{},
 	}
+}
+
+func (o *fakeOpenStack) FindFloatingIP(_ context.Context, _ openstack.Caller, address string) (openstack.FloatingIP, bool, error) {
+	if err := o.failure("FindFloatingIP"); err != nil {
+		return openstack.FloatingIP{}, false, err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	fip, ok := o.floatingIPs[address]
+	return fip, ok, nil
 }
 
 func (o *fakeOpenStack) Facts(context.Context, openstack.Caller, openstack.Objects) (openstack.Facts, error) {

@@ -55,9 +55,17 @@ type ServerGroups interface {
 	DeleteServerGroups(ctx context.Context, caller openstack.Caller, names []string) (int, error)
 }
 
+// FloatingIPs looks up the project's floating IPs, as the caller.
+type FloatingIPs interface {
+	// FindFloatingIP finds the floating IP with address among those of
+	// caller.ProjectID; found is false when the project has none.
+	FindFloatingIP(ctx context.Context, caller openstack.Caller, address string) (fip openstack.FloatingIP, found bool, err error)
+}
+
 // OpenStack is every port: what Deps takes.
 type OpenStack interface {
 	FactFinder
 	Credentials
 	ServerGroups
+	FloatingIPs
 }

@@ -42,24 +42,24 @@ func (s *Service) deployedRelease(ctx context.Context, op *operation) (*release.
 // another driver installed is adopted (adoption.go). The caller holds the
 // cluster's Lease.
 func (s *Service) deployRelease(ctx context.Context, op *operation, values map[string]any, carry bool) error {
-	t := op.target()
 	// One read of the deployed release serves the server groups, the CA
-	// marker and adoption.
+	// marker, the certificate renewal default and adoption.
+	deployed, err := s.deployedRelease(ctx, op)
+	if err != nil {
+		return err
+	}
+	t := op.target()
+	certificateRenewal(&t, op.values, deployed)
 	var prev *release.Release
-	if carry {
-		var err error
-		if prev, err = s.deployedRelease(ctx, op); err != nil {
-			return err
-		}
-		if prev != nil {
-			carryMachineMetadata(prev.Values, values, caRotationKey)
-			helmvalues.KeepDeployedContainerdVolumes(prev.Values, values)
-		}
+	if carry && deployed != nil {
+		prev = deployed
+		carryMachineMetadata(prev.Values, values, caRotationKey)
+		helmvalues.KeepDeployedContainerdVolumes(prev.Values, values)
 	}
 	if err := s.etcdEncryption(ctx, op, values); err != nil {
 		return err
 	}
-	values, err := s.adoptValues(ctx, t, op.stackID(), prev, op.chart, values, carry)
+	values, err = s.adoptValues(ctx, t, op.stackID(), prev, op.chart, values, carry)
 	if err != nil {
 		return err
 	}

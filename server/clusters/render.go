@@ -22,6 +22,11 @@ type rendered struct {
 	// specPatches go into the spec of the objects they name through the
 	// release's post-renderer: settings the chart has no value for.
 	specPatches []release.SpecPatch
+	// certExpirySet: a label or the site set the certificate renewal; else
+	// the cluster's default applies (certificate_renewal.go).
+	certExpirySet bool
+	// endpoint is the API server endpoint asked for (endpoint_fixed.go).
+	endpoint helmvalues.APIEndpoint
 }
 
 // render resolves OpenStack facts as actor and builds the values. It
@@ -50,7 +55,8 @@ func (s *Service) render(ctx context.Context, actor openstack.Caller, spec Spec)
 	for _, w := range res.Warnings {
 		s.log.InfoContext(ctx, "values warning", "stack_id", spec.Cluster.StackID, "warning", w)
 	}
-	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings, serverGroupPolicy: res.ServerGroupPolicy, machineAnnotations: res.MachineAnnotations, specPatches: specPatches(res.SpecPatches)}, nil
+	return rendered{values: res.Values, chartVersion: res.ChartVersion, warnings: res.Warnings, serverGroupPolicy: res.ServerGroupPolicy, machineAnnotations: res.MachineAnnotations, specPatches: specPatches(res.SpecPatches),
+		certExpirySet: res.CertificatesExpiryDaysSet, endpoint: res.APIEndpoint}, nil
 }
 
 // specPatches converts the values' spec patches into the release's type.

@@ -16,7 +16,8 @@ type Change struct {
 
 // Update re-renders the cluster from Magnum's current description and
 // upgrades its release: update_cluster, resize_cluster and the node group
-// operations all come down to this. Machines named in RemoveNodes are marked
+// operations all come down to this. A change of the API server's endpoint
+// is refused before anything is written (endpoint_fixed.go). Machines named in RemoveNodes are marked
 // for removal first, so Cluster API deletes those and not others.
 //
 // Idempotent: the values are a function of Magnum's description, and
@@ -29,6 +30,9 @@ func (s *Service) Update(ctx context.Context, caller Caller, spec Spec, change C
 		return err
 	}
 	return s.withLock(ctx, op, func(ctx context.Context) (err error) {
+		if err := s.checkEndpointFixed(ctx, op); err != nil {
+			return err
+		}
 		// The renewal (a read of the credential's Secret, rarely more)
 		// touches nothing the rest reads or writes: it runs beside them,
 		// and ends before the Lease is given back. A panic in it fails

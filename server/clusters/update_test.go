@@ -78,6 +78,12 @@ func TestUpdate(t *testing.T) {
 				spec.Cluster.Labels = map[string]string{"auto_healing_enabled": "maybe"}
 			},
 			wantClass: "InvalidArgument", wantIn: "labels.auto_healing_enabled"},
+		{name: "the API server's floating IP changed: refused, nothing written but the namespace",
+			arrange: func(_ *bed, spec *Spec, _ *Change) {
+				spec.Cluster.Labels = map[string]string{"api_server_floating_ip": "203.0.113.10", "api_server_fixed_ip": "10.0.0.250"}
+			},
+			wantClass: "InvalidArgument", wantIn: `label api_server_floating_ip: the cluster was created with it unset, and this asks for "203.0.113.10"`,
+			want: []string{namespace}},
 		{name: "a cluster this driver never created: refused, nothing written",
 			arrange:   func(_ *bed, spec *Spec, _ *Change) { spec.Cluster.StackID = "" },
 			wantClass: "FailedPrecondition", wantIn: "has no stack_id"},

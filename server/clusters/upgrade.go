@@ -12,7 +12,8 @@ import (
 // Upgrade moves the cluster to the template in spec (new image, so new
 // Kubernetes version, and possibly a new chart version). Cluster API rolls
 // the control plane and node groups. A downgrade, or a skip of more than one
-// minor version (which kubeadm does not support), is refused before anything
+// minor version (which kubeadm does not support), or a template that changes
+// the API server's endpoint (endpoint_fixed.go), is refused before anything
 // changes. It returns the Kubernetes version being rolled out. It must
 // answer well within Magnum's 60 s RPC timeout: it only renders and applies.
 // Once Helm writes the release (commit_gate.go) the upgrade is under way:
@@ -58,6 +59,9 @@ func (s *Service) Upgrade(ctx context.Context, caller Caller, spec Spec, opts Up
 		return "", err
 	}
 	err = s.withLock(ctx, op, func(ctx context.Context) error {
+		if err := s.checkEndpointFixed(ctx, op); err != nil {
+			return err
+		}
 		s.renewCredentialIfDue(ctx, caller, op)
 		if err := s.placeServerGroups(ctx, op, false); err != nil {
 			return err

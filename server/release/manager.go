@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sort"
 	"time"
 
@@ -64,6 +65,11 @@ type Target struct {
 	// Labels go on the release's storage Secrets and on every object the
 	// chart renders (the cluster's uuid and project).
 	Labels map[string]string
+	// RecordLabels go on the release's storage Secrets only: what the
+	// driver records about the release for its later deploys (Release.Labels
+	// reads them back). Helm keeps a record label on every later revision
+	// until a deploy sets it to "null".
+	RecordLabels map[string]string
 	// MachineAnnotations go on node groups' MachineDeployments, by node
 	// group (the value of their capi.stackhpc.com/node-group label): what
 	// the chart has no value for, such as the cluster autoscaler's capacity
@@ -96,6 +102,16 @@ func (t Target) postRenderer() postrender.PostRenderer {
 	return decorator{labels: t.Labels, machineAnnotations: t.MachineAnnotations, specPatches: t.SpecPatches}
 }
 
+// recordLabels are the labels of the release's storage Secrets.
+func (t Target) recordLabels() map[string]string {
+	if len(t.RecordLabels) == 0 {
+		return t.Labels
+	}
+	out := maps.Clone(t.RecordLabels)
+	maps.Copy(out, t.Labels)
+	return out
+}
+
 // Release is what the driver needs to know about an installed release.
 type Release struct {
 	Name, Namespace string
@@ -107,6 +123,11 @@ type Release struct {
 	// document, not merged with chart defaults).
 	Values       map[string]any
 	LastDeployed time.Time
+	// Labels are the release record's own labels (Target.Labels and
+	// Target.RecordLabels of the deploys that wrote it), without Helm's.
+	Labels map[string]string
+	// manifest is what the revision rendered, post-renderer included.
+	manifest string
 }
 
 // NotFoundError: the release does not exist.
@@ -218,7 +239,7 @@ func (m *Manager) install(ctx context.Context, cfg *action.Configuration, t Targ
 	inst.ReleaseName = name
 	inst.Namespace = t.Namespace
 	inst.Timeout = m.opts.Timeout
-	inst.Labels = t.Labels
+	inst.Labels = t.recordLabels()
 	inst.PostRenderer = t.postRenderer()
 	inst.DisableOpenAPIValidation = true
 	rel, err := inst.RunWithContext(ctx, ch, values)
@@ -234,7 +255,7 @@ func (m *Manager) upgrade(ctx context.Context, cfg *action.Configuration, t Targ
 	up.MaxHistory = m.opts.HistoryMax
 	up.Timeout = m.opts.Timeout
 	up.ResetValues = true
-	up.Labels = t.Labels
+	up.Labels = t.recordLabels()
 	up.PostRenderer = t.postRenderer()
 	up.DisableOpenAPIValidation = true
 	rel, err := up.RunWithContext(ctx, name, ch, values)
@@ -292,7 +313,7 @@ func latest(cfg *action.Configuration, name string) (*helmrelease.Release, error
 }
 
 func fromHelm(r *helmrelease.Release) *Release {
-	out := &Release{Name: r.Name, Namespace: r.Namespace, Revision: r.Version, Values: r.Config}
+	out := &Release{Name: r.Name, Namespace: r.Namespace, Revision: r.Version, Values: r.Config, Labels: r.Labels, manifest: r.Manifest}
 	if r.Info != nil {
 		out.Status = r.Info.Status.String()
 		out.LastDeployed = r.Info.LastDeployed.Time

@@ -59,6 +59,7 @@ func TestManagerOnTestbed(t *testing.T) {
 	t.Run("concurrent writes of an upgrade", func(t *testing.T) { testConcurrentUpgrade(t, env, kc, values) })
 	t.Run("roles before their bindings", func(t *testing.T) { testRolesBeforeBindings(t, env, kc) })
 	t.Run("the first write waits for the caller", func(t *testing.T) { testWriteGate(t, env, values) })
+	t.Run("record labels", func(t *testing.T) { testRecordLabels(t, env, kc, values) })
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()

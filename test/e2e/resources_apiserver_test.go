@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
+	"github.com/magnum-capi/magnum-capi/test/openstackfake"
 )
 
 const (
@@ -29,11 +31,14 @@ const (
 // encryption at rest, whose key Secret the sidecar made; every kubelet,
 // control plane and workers, gets its cipher suites; the cluster comes up,
 // and the control plane machine's KubeadmConfig carries it all, with the
-// certificates' expiry KubeadmControlPlane read. A later
-// etcd_encryption_enabled=false keeps encryption and its key and replaces
-// no control plane machine. Bad values on
-// a new cluster are refused, naming each label and value, with nothing
-// written.
+// certificates' expiry KubeadmControlPlane read. A create retried once
+// CAPO attached the floating IP to the load balancer passes; an update
+// changing the endpoint is refused with nothing written. A later
+// etcd_encryption_enabled=false keeps encryption and its key, the renewal
+// without its label falls back to the cluster's default of 21 days, and
+// neither replaces a control plane machine. Bad values on a new cluster
+// are refused, naming each label and value, with nothing written, as is a
+// floating IP Neutron does not have free in the cluster's project.
 func TestAPIServerEndpointAndSecurity(t *testing.T) {
 	t.Parallel()
 	ns := projectNamespace()
@@ -46,6 +51,7 @@ func TestAPIServerEndpointAndSecurity(t *testing.T) {
 	} {
 		c.spec.Cluster.Labels[k] = v
 	}
+	fip := stack.OpenStack.AddFloatingIP(openstackfake.FloatingIP{Address: "203.0.113.77", ProjectID: c.spec.Cluster.ProjectId})
 	stackID := c.create(t, driver)
 	cleanupCluster(t, c)
 
@@ -66,9 +72,14 @@ func TestAPIServerEndpointAndSecurity(t *testing.T) {
 	})
 	c.waitFor(t, "CREATE_COMPLETE", 4*time.Minute)
 	config := expectControlPlaneKubeadmConfig(t, ns, stackID)
+	expectCreateRetriedWithItsFloatingIP(t, c, fip)
+	expectEndpointFixed(t, c)
 
-	// Encryption stays on when the labels turn it off, with the same key.
+	// Encryption stays on when the labels turn it off, with the same key;
+	// without its label, certificate renewal falls back to the default the
+	// cluster was created with (21 days), which replaces no machine.
 	c.spec.Cluster.Labels["etcd_encryption_enabled"] = "false"
+	delete(c.spec.Cluster.Labels, "control_plane_certificates_expiry_days")
 	rctx, cancel := callCtx()
 	_, err := driver.ResizeCluster(rctx, c.resizeRequest(1))
 	cancel()
@@ -77,6 +88,7 @@ func TestAPIServerEndpointAndSecurity(t *testing.T) {
 	}
 	expectFields(t, capiObject(t, ns, stackID+"-control-plane", "controlplane.cluster.x-k8s.io", "v1beta1", "KubeadmControlPlane"), map[string]any{
 		"spec.kubeadmConfigSpec.clusterConfiguration.apiServer.extraArgs.encryption-provider-config": "/etc/kubernetes/enc/enc.yaml",
+		"spec.rolloutBefore.certificatesExpiryDays":                                                  int64(21),
 	})
 	if again := etcdKey(t, ns, stackID); !bytes.Equal(again, key) {
 		t.Error("the etcd encryption key changed")
@@ -87,7 +99,69 @@ func TestAPIServerEndpointAndSecurity(t *testing.T) {
 	}
 
 	expectAPIServerRefusals(t)
+	expectFloatingIPRefusals(t)
 	c.remove(t, driver)
+}
+
+// expectCreateRetriedWithItsFloatingIP: once CAPO attached the floating IP
+// to the cluster's load balancer, a retried create still passes the
+// floating IP check.
+func expectCreateRetriedWithItsFloatingIP(t *testing.T, c *cluster, fip openstackfake.FloatingIP) {
+	t.Helper()
+	stack.OpenStack.AttachFloatingIP(fip.ID, uuid.NewString(), "Octavia")
+	ctx, cancel := callCtx()
+	resp, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: c.ctx, Spec: c.spec, Certificates: c.certs})
+	cancel()
+	if err != nil || resp.GetStackId() != c.spec.Cluster.StackId {
+		t.Fatalf("retried CreateCluster: %v (stack_id %q, want %q)", err, resp.GetStackId(), c.spec.Cluster.StackId)
+	}
+}
+
+// expectEndpointFixed: an update that changes the API server's endpoint
+// is refused, naming the label, the deployed value and the requested one,
+// and writes nothing.
+func expectEndpointFixed(t *testing.T, c *cluster) {
+	t.Helper()
+	before := footprintOf(t, c.owner())
+	for label, value := range map[string]string{"api_server_lb_flavor": "amphora-single", "api_server_floating_ip": "203.0.113.99"} {
+		was := c.spec.Cluster.Labels[label]
+		c.spec.Cluster.Labels[label] = value
+		ctx, cancel := callCtx()
+		_, err := driver.ResizeCluster(ctx, c.resizeRequest(1))
+		cancel()
+		c.spec.Cluster.Labels[label] = was
+		expectRefusal(t, err, "label "+label, `"`+was+`"`, `"`+value+`"`, "fixed when the cluster is created")
+	}
+	c.setStatus("CREATE_COMPLETE")
+	if diff := before.changes(footprintOf(t, c.owner())); len(diff) > 0 {
+		t.Errorf("the refused updates changed the cluster:\n%s", strings.Join(diff, "\n"))
+	}
+}
+
+// expectFloatingIPRefusals: a new cluster whose api_server_floating_ip is
+// not a free floating IP of its project, as Neutron says, is refused
+// before anything of it is written.
+func expectFloatingIPRefusals(t *testing.T) {
+	t.Helper()
+	bad := newCluster(t, "apiserver-fip-refused", "v1.33.2", 1)
+	stack.OpenStack.AddFloatingIP(openstackfake.FloatingIP{Address: "203.0.113.78", ProjectID: "0b1c2d3e4f5a4b6c8d9e0f1a2b3c4d5e"})
+	stack.OpenStack.AddFloatingIP(openstackfake.FloatingIP{Address: "203.0.113.79", ProjectID: bad.spec.Cluster.ProjectId,
+		PortID: "5d1f0c3a-8e4b-4f6a-9c2d-7b8e9f0a1b2c", PortOwner: "compute:nova"})
+	before := footprintOf(t, bad.owner())
+	for address, problem := range map[string]string{
+		"203.0.113.78": "no floating IP with this address in the cluster's project", // another project's
+		"203.0.113.80": "no floating IP with this address in the cluster's project", // no such floating IP
+		"203.0.113.79": "attached to port 5d1f0c3a-8e4b-4f6a-9c2d-7b8e9f0a1b2c (compute:nova)",
+	} {
+		bad.spec.Cluster.Labels["api_server_floating_ip"] = address
+		ctx, cancel := callCtx()
+		_, err := driver.CreateCluster(ctx, &pb.CreateClusterRequest{Context: bad.ctx, Spec: bad.spec, Certificates: bad.certs})
+		cancel()
+		expectRefusal(t, err, "labels.api_server_floating_ip", `"`+address+`"`, "expected a free floating IP of the cluster's project", problem)
+	}
+	if diff := before.changes(footprintOf(t, bad.owner())); len(diff) > 0 {
+		t.Errorf("the refused cluster changed:\n%s", strings.Join(diff, "\n"))
+	}
 }
 
 // expectControlPlaneSecurity checks the KubeadmControlPlane the chart and

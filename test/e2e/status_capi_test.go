@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -287,7 +288,15 @@ func statusFailedMachine(t *testing.T) {
 	if st.GetStatus() != "UPDATE_IN_PROGRESS" || !strings.HasPrefix(st.GetStatusReason(), "waiting for: machine "+lost.Name+" failed") {
 		t.Errorf("a failed machine is not named first: %s %q", st.GetStatus(), st.GetStatusReason())
 	}
-	if ms := machinesOf(t, c, "default-worker"); len(ms) != 2 || ms[0].Name != lost.Name && ms[1].Name != lost.Name {
+	// The status names the failed machine as soon as the MachineDeployment
+	// has its new size, which can be before its MachineSet made the second
+	// Machine: wait for two workers, then the failed one must be one of them.
+	var ms []clusterv1.Machine
+	_ = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		ms = machinesOf(t, c, "default-worker")
+		return len(ms) >= 2, nil
+	})
+	if len(ms) != 2 || ms[0].Name != lost.Name && ms[1].Name != lost.Name {
 		t.Errorf("without auto-healing the failed machine must stay: workers %v", names(ms))
 	}
 

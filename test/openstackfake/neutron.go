@@ -46,6 +46,8 @@ func (s *Server) routeNeutron(mux *http.ServeMux) {
 	mux.HandleFunc("GET /networking/v2.0/networks/{id}", s.neutronShow("network", s.renderNetworks))
 	mux.HandleFunc("GET /networking/v2.0/subnets", s.neutronList("subnets", s.renderSubnets))
 	mux.HandleFunc("GET /networking/v2.0/subnets/{id}", s.neutronShow("subnet", s.renderSubnets))
+	mux.HandleFunc("GET /networking/v2.0/floatingips", s.neutronList("floatingips", s.renderFloatingIPs))
+	mux.HandleFunc("GET /networking/v2.0/floatingips/{id}", s.neutronShow("floatingip", s.renderFloatingIPs))
 }
 
 // neutronList answers a collection with Neutron's filters: every query

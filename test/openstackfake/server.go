@@ -20,6 +20,7 @@ type Server struct {
 	images           []Image
 	networks         []Network
 	subnets          []Subnet
+	floatingIPs      []FloatingIP
 	volumeTypes      []VolumeType
 	flavors          []Flavor
 	keypairs         []Keypair

@@ -64,6 +64,16 @@ type Subnet struct {
 	CIDR      string // 10.0.0.0/24 when empty
 }
 
+// FloatingIP is a Neutron floating IP of a project.
+type FloatingIP struct {
+	ID        string // random UUID when empty
+	Address   string // floating_ip_address
+	ProjectID string
+	// PortID is the port it is attached to ("" free); PortOwner that
+	// port's device_owner (e.g. compute:nova, Octavia).
+	PortID, PortOwner string
+}
+
 // VolumeType is a Cinder volume type.
 type VolumeType struct {
 	ID          string // random UUID when empty
