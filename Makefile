@@ -84,11 +84,11 @@ wheel: ## Build the shim's wheel dist/magnum_capi-<version>-py3-none-any.whl fro
 
 .PHONY: generate
 generate: ## Regenerate the Go and Python code from proto/ with buf.
-	PATH="$(PROTO_TOOLS):$$PATH" buf generate
+	hack/proto.sh "$(PROTO_TOOLS)" generate
 
 .PHONY: verify
 verify: deps ## Fail if generated code is stale, buf lint fails, a pure package imports I/O code, an adapter imports the domain or a production function is over 80 lines.
-	PATH="$(PROTO_TOOLS):$$PATH" buf lint
+	hack/proto.sh "$(PROTO_TOOLS)" lint
 	hack/verify-generated.sh "$(PROTO_TOOLS)"
 	hack/lint-imports.sh pure $(PURE_PACKAGES)
 	hack/lint-imports.sh adapters $(ADAPTER_PACKAGES)
@@ -128,8 +128,8 @@ BENCH_FLAGS ?= -count=1 -run '^$$' -benchmem
 BENCH_STACK = KUBEBUILDER_ASSETS="$(ASSETS)" MAGNUM_CAPI_BENCH=1 MAGNUM_CAPI_BIN=$(BIN)/magnum-capi MAGNUM_CAPI_CONTROLLERS_BIN=$(BIN)/capi-controllers \
 	$(GO) test $(BENCH_FLAGS) -timeout 60m -benchtime 1x -v
 .PHONY: bench
-bench: deps tools build ## Benchmarks: values rendering, cache reads, Helm deploys with shared vs per-action discovery, status at 100/1,000/2,000 clusters, create vs SSA, 200 creates at once, create and resize side by side with the peer's helm process and the parallel-SSA floor, 50 creates at once vs 50 peer processes, 100 clusters on the real Cluster API controllers (docs/benchmarks.md).
-	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(BENCH_FLAGS) -bench . ./helmvalues/ ./server/watchcache/ ./server/release/
+bench: deps tools build ## Benchmarks: values rendering, request checks, cache reads, Helm deploys with shared vs per-action discovery, status at 100/1,000/2,000 clusters, create vs SSA, 200 creates at once, create and resize side by side with the peer's helm process and the parallel-SSA floor, 50 creates at once vs 50 peer processes, 100 clusters on the real Cluster API controllers (docs/benchmarks.md).
+	KUBEBUILDER_ASSETS="$(ASSETS)" $(GO) test $(BENCH_FLAGS) -bench . ./helmvalues/ ./server/ ./server/watchcache/ ./server/release/
 	$(BENCH_STACK) -bench BenchmarkCreate ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkPeer ./test/bench/
 	$(BENCH_STACK) -bench BenchmarkTestBed ./test/bench/

@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates the proto code into a scratch copy and fails if the committed
-# Go or Python stubs differ: generated code must match proto/.
+# Regenerates the proto code into a scratch directory and fails if the
+# committed Go or Python stubs differ: generated code must match proto/.
 set -euo pipefail
 tools=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/proto" "$scratch/magnum"
-cp -r "$root/proto/." "$scratch/proto/"
-cp "$root/buf.yaml" "$root/buf.gen.yaml" "$scratch/"
-(cd "$scratch" && find proto -name '*.pb.go' -delete && PATH="$tools:$PATH" buf generate)
+"$root/hack/proto.sh" "$tools" generate "$scratch"
 status=0
 while IFS= read -r -d '' f; do
   rel=${f#"$scratch"/}

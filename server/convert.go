@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
@@ -38,7 +39,7 @@ func optBool(p *bool) *bool {
 
 func templateFromProto(t *pb.ClusterTemplate) helmvalues.ClusterTemplate {
 	if t == nil {
-		// Status and health requests may omit the template (checkSpec).
+		// Status and health requests may omit the template (their rules in proto/).
 		return helmvalues.ClusterTemplate{}
 	}
 	registry, tls, public, lb, fip, hidden := t.GetRegistryEnabled(), t.GetTlsDisabled(), t.GetPublic(), t.GetMasterLbEnabled(), t.GetFloatingIpEnabled(), t.GetHidden()
@@ -87,7 +88,7 @@ func nodeGroupFromProto(n *pb.NodeGroup) helmvalues.NodeGroup {
 	return ng
 }
 
-// specFromProto converts a checked ClusterSpec (see checkSpec).
+// specFromProto converts a checked ClusterSpec (see checkRequest).
 func specFromProto(s *pb.ClusterSpec) clusters.Spec {
 	spec := clusters.Spec{
 		Cluster:  clusterFromProto(s.GetCluster()),
@@ -112,7 +113,7 @@ func parseTime(s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, &requestError{Field: "created_at", Value: s, Expected: "an RFC 3339 timestamp"}
+	return time.Time{}, fmt.Errorf("%q is not a timestamp as Magnum writes them", s)
 }
 
 func authoritiesFromProto(c *pb.CertificateAuthorities) certs.Authorities {

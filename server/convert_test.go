@@ -6,7 +6,7 @@ import (
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
 
-// Requests checkSpec accepts must convert without panicking: status and
+// Requests checkRequest accepts must convert without panicking: status and
 // health requests may leave the template out.
 func TestSpecFromProtoOptionalParts(t *testing.T) {
 	for name, spec := range map[string]*pb.ClusterSpec{
@@ -14,8 +14,8 @@ func TestSpecFromProtoOptionalParts(t *testing.T) {
 		"no node groups": {Cluster: &pb.Cluster{Uuid: "u", Name: "n", ProjectId: "p"}, ClusterTemplate: &pb.ClusterTemplate{ImageId: "i"}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := checkSpec(spec, false); err != nil {
-				t.Fatalf("checkSpec: %v", err)
+			if err := checkRequest(&pb.GetClusterStatusRequest{Spec: spec}); err != nil {
+				t.Fatalf("checkRequest: %v", err)
 			}
 			got := specFromProto(spec)
 			if got.Cluster.UUID != "u" {

@@ -16,15 +16,10 @@ import (
 // runs before anything else, as a gRPC request would arrive from the shim.
 // Bytes that decode either pass and convert to the domain's types without
 // panicking, or are refused with InvalidArgument naming the request field
-// (spec.*, context.*, certificates or certificates.*) in a message short
+// (spec, context, certificates or a field of one) in a message short
 // enough for Magnum's status_reason, whatever the input's size.
 func FuzzRequestChecks(f *testing.F) {
-	valid := &pb.CreateClusterRequest{
-		Context:      &pb.RequestContext{AuthToken: "token", RequestId: "req-1"},
-		Spec:         validSpec(),
-		Certificates: &pb.CertificateAuthorities{},
-	}
-	valid.Spec.Nodegroups = []*pb.NodeGroup{{Uuid: "ng1", Name: "default-worker", Role: "worker", NodeCount: 2}}
+	valid := validCreate()
 	for _, m := range []func(*pb.CreateClusterRequest){
 		func(*pb.CreateClusterRequest) {},
 		func(r *pb.CreateClusterRequest) { r.Spec.Cluster.StackId = "Prod/x" },
@@ -48,7 +43,7 @@ func FuzzRequestChecks(f *testing.F) {
 		if proto.Unmarshal(data, &req) != nil {
 			return
 		}
-		err := firstError(checkBounds(&req), checkContext(req.GetContext(), true), checkSpec(req.GetSpec(), true), checkCertificates(req.GetCertificates()))
+		err := checkRequest(&req)
 		if err == nil {
 			_ = specFromProto(req.GetSpec())
 			_ = authoritiesFromProto(req.GetCertificates())
@@ -62,11 +57,20 @@ func FuzzRequestChecks(f *testing.F) {
 			t.Fatalf("refused with %T %v, want a requestError", err, err)
 		case st.Code() != codes.InvalidArgument:
 			t.Fatalf("refused as %s, want InvalidArgument: %v", st.Code(), err)
-		case !strings.HasPrefix(re.Field, "spec.") && !strings.HasPrefix(re.Field, "context.") &&
-			re.Field != "certificates" && !strings.HasPrefix(re.Field, "certificates."):
+		case !requestField(re.Field):
 			t.Fatalf("the refusal names %q, not a request field", re.Field)
 		case len(st.Message()) > 2048:
 			t.Fatalf("the refusal's message is %d bytes long", len(st.Message()))
 		}
 	})
+}
+
+// requestField: field is one of CreateClusterRequest's, or a field of one.
+func requestField(field string) bool {
+	for _, top := range []string{"spec", "context", "certificates"} {
+		if field == top || strings.HasPrefix(field, top+".") {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/magnum-capi/magnum-capi/capistatus"
 	"github.com/magnum-capi/magnum-capi/certs"
@@ -39,7 +38,7 @@ var _ pb.DriverServiceServer = (*Service)(nil)
 func NewService(c Clusters) *Service { return &Service{clusters: c} }
 
 func (s *Service) CreateCluster(ctx context.Context, req *pb.CreateClusterRequest) (*pb.CreateClusterResponse, error) {
-	if err := firstError(checkBounds(req), checkContext(req.GetContext(), true), checkSpec(req.GetSpec(), true), checkCertificates(req.GetCertificates())); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	id, err := s.clusters.Create(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()), authoritiesFromProto(req.GetCertificates()))
@@ -50,7 +49,7 @@ func (s *Service) CreateCluster(ctx context.Context, req *pb.CreateClusterReques
 }
 
 func (s *Service) UpdateCluster(ctx context.Context, req *pb.UpdateClusterRequest) (*pb.UpdateClusterResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), true)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	err := s.clusters.Update(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()), clusters.Change{})
@@ -58,29 +57,17 @@ func (s *Service) UpdateCluster(ctx context.Context, req *pb.UpdateClusterReques
 }
 
 func (s *Service) ResizeCluster(ctx context.Context, req *pb.ResizeClusterRequest) (*pb.ResizeClusterResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), true)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
-	ng, err := checkNodeGroupRef(req.GetSpec(), req.GetNodegroupUuid())
-	if err == nil {
-		err = checkResize(ng, req.GetNodeCount(), len(req.GetNodesToRemove()))
-	}
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	err = s.clusters.Update(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()),
+	err := s.clusters.Update(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()),
 		clusters.Change{NodeGroupUUID: req.GetNodegroupUuid(), RemoveNodes: req.GetNodesToRemove()})
 	return &pb.ResizeClusterResponse{}, toStatus(err)
 }
 
 func (s *Service) UpgradeCluster(ctx context.Context, req *pb.UpgradeClusterRequest) (*pb.UpgradeClusterResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), true)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
-	}
-	if uuid := req.GetNodegroupUuid(); uuid != "" {
-		if _, err := checkNodeGroupRef(req.GetSpec(), uuid); err != nil {
-			return nil, toStatus(err)
-		}
 	}
 	version, err := s.clusters.Upgrade(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()),
 		clusters.UpgradeOptions{MaxBatchSize: int(req.GetMaxBatchSize()), NodeGroupUUID: req.GetNodegroupUuid()})
@@ -91,7 +78,7 @@ func (s *Service) UpgradeCluster(ctx context.Context, req *pb.UpgradeClusterRequ
 }
 
 func (s *Service) DeleteCluster(ctx context.Context, req *pb.DeleteClusterRequest) (*pb.DeleteClusterResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), false)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	err := s.clusters.Delete(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()))
@@ -99,37 +86,28 @@ func (s *Service) DeleteCluster(ctx context.Context, req *pb.DeleteClusterReques
 }
 
 // updateNodeGroup is shared by the three node group RPCs: each updates the
-// cluster as Magnum now describes it.
+// cluster as Magnum now describes it. Their requests' rules (proto/) make
+// uuid one of the spec's worker node groups.
 func (s *Service) updateNodeGroup(ctx context.Context, rc *pb.RequestContext, spec *pb.ClusterSpec, uuid string) error {
-	if err := checkSpec(spec, true); err != nil {
-		return err
-	}
-	ng, err := checkNodeGroupRef(spec, uuid)
-	if err != nil {
-		return err
-	}
-	if ng.GetRole() == "master" {
-		return &requestError{Field: "nodegroup_uuid", Value: uuid, Expected: "a worker node group (the control plane is changed with resize or upgrade)"}
-	}
 	return s.clusters.Update(ctx, callerFromProto(rc), specFromProto(spec), clusters.Change{NodeGroupUUID: uuid})
 }
 
 func (s *Service) CreateNodeGroup(ctx context.Context, req *pb.CreateNodeGroupRequest) (*pb.CreateNodeGroupResponse, error) {
-	if err := checkBounds(req); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	return &pb.CreateNodeGroupResponse{}, toStatus(s.updateNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
 }
 
 func (s *Service) UpdateNodeGroup(ctx context.Context, req *pb.UpdateNodeGroupRequest) (*pb.UpdateNodeGroupResponse, error) {
-	if err := checkBounds(req); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	return &pb.UpdateNodeGroupResponse{}, toStatus(s.updateNodeGroup(ctx, req.GetContext(), req.GetSpec(), req.GetNodegroupUuid()))
 }
 
 func (s *Service) DeleteNodeGroup(ctx context.Context, req *pb.DeleteNodeGroupRequest) (*pb.DeleteNodeGroupResponse, error) {
-	if err := checkBounds(req); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	// The node group being deleted is in DELETE_IN_PROGRESS; the values
@@ -138,7 +116,7 @@ func (s *Service) DeleteNodeGroup(ctx context.Context, req *pb.DeleteNodeGroupRe
 }
 
 func (s *Service) GetClusterStatus(ctx context.Context, req *pb.GetClusterStatusRequest) (*pb.GetClusterStatusResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), false)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	res, err := s.clusters.Status(ctx, specFromProto(req.GetSpec()))
@@ -150,7 +128,7 @@ func (s *Service) GetClusterStatus(ctx context.Context, req *pb.GetClusterStatus
 }
 
 func (s *Service) GetClusterHealth(ctx context.Context, req *pb.GetClusterHealthRequest) (*pb.GetClusterHealthResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), false)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	h, err := s.clusters.Health(ctx, specFromProto(req.GetSpec()))
@@ -161,7 +139,7 @@ func (s *Service) GetClusterHealth(ctx context.Context, req *pb.GetClusterHealth
 }
 
 func (s *Service) RotateCACertificate(ctx context.Context, req *pb.RotateCACertificateRequest) (*pb.RotateCACertificateResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), true), checkCertificates(req.GetCertificates())); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	err := s.clusters.RotateCACertificate(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()), authoritiesFromProto(req.GetCertificates()))
@@ -169,7 +147,7 @@ func (s *Service) RotateCACertificate(ctx context.Context, req *pb.RotateCACerti
 }
 
 func (s *Service) RotateCredential(ctx context.Context, req *pb.RotateCredentialRequest) (*pb.RotateCredentialResponse, error) {
-	if err := firstError(checkBounds(req), checkContext(req.GetContext(), true), checkSpec(req.GetSpec(), false)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	err := s.clusters.RotateCredential(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()))
@@ -177,7 +155,7 @@ func (s *Service) RotateCredential(ctx context.Context, req *pb.RotateCredential
 }
 
 func (s *Service) RenderValues(ctx context.Context, req *pb.RenderValuesRequest) (*pb.RenderValuesResponse, error) {
-	if err := firstError(checkBounds(req), checkSpec(req.GetSpec(), true)); err != nil {
+	if err := checkRequest(req); err != nil {
 		return nil, toStatus(err)
 	}
 	p, err := s.clusters.Preview(ctx, callerFromProto(req.GetContext()), specFromProto(req.GetSpec()))
@@ -186,36 +164,3 @@ func (s *Service) RenderValues(ctx context.Context, req *pb.RenderValuesRequest)
 	}
 	return &pb.RenderValuesResponse{ValuesYaml: p.ValuesYAML, Diff: p.Diff, Deployed: p.Deployed, ChartVersion: p.ChartVersion, Warnings: p.Warnings}, nil
 }
-
-// checkResize: counts Magnum already checked in its API, checked again so
-// the sidecar is safe to call directly.
-func checkResize(ng *pb.NodeGroup, count int32, removing int) error {
-	if count < 0 || count > maxNodeCount {
-		return &requestError{Field: "node_count", Value: itoa(int(count)), Expected: "between 0 and " + itoa(maxNodeCount)}
-	}
-	if ng.GetRole() == "master" && (count < 1 || count%2 == 0) {
-		return &requestError{Field: "node_count", Value: itoa(int(count)), Expected: "an odd number of control plane nodes (etcd needs a majority)"}
-	}
-	if removing > maxNodeCount {
-		return &requestError{Field: "nodes_to_remove", Value: itoa(removing) + " nodes", Expected: "at most " + itoa(maxNodeCount)}
-	}
-	return nil
-}
-
-func checkCertificates(c *pb.CertificateAuthorities) error {
-	if c == nil {
-		return &requestError{Field: "certificates", Value: "", Expected: "the cluster's CA material from Magnum"}
-	}
-	return nil
-}
-
-func firstError(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -60,6 +60,11 @@ func New(cfg config.Config, log *slog.Logger, opts ...Option) (_ *Sidecar, err e
 	for _, opt := range opts {
 		opt(&o)
 	}
+	// The request rules compile here, once: a defect in proto/'s rules
+	// fails the start, and no request waits for the compile.
+	if _, err := requestRules(); err != nil {
+		return nil, fmt.Errorf("compiling the request rules: %w", err)
+	}
 	s := &Sidecar{cfg: cfg, log: log, metrics: metrics.New()}
 	if err := s.openCharts(); err != nil {
 		return nil, err

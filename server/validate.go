@@ -1,10 +1,13 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
-	"unicode/utf8"
+	"sync"
 
+	"buf.build/go/protovalidate"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
@@ -12,185 +15,167 @@ import (
 	pb "github.com/magnum-capi/magnum-capi/proto/magnumcapi/v1"
 )
 
-// requestError names the request field that is wrong, its value and what was
-// expected. The value is never a secret: checks on secret fields report
-// only their length.
+// requestError names the request field that is wrong, its value as shown
+// by shown or valueOf (never a secret: a secret field shows only its size)
+// and the rule it breaks.
 type requestError struct {
 	Field, Value, Expected string
 }
 
 func (e *requestError) Error() string {
-	return fmt.Sprintf("%s: got %q, expected %s", e.Field, helmvalues.Clip(e.Value), e.Expected)
+	return fmt.Sprintf("%s: got %s: %s", e.Field, e.Value, e.Expected)
 }
 
 // InvalidArgument classifies the error for the gRPC boundary.
 func (e *requestError) InvalidArgument() bool { return true }
 
-// Bounds on what a request may carry. Magnum's own limits are far below
-// them (names 255, labels a few dozen); they exist so a malformed or hostile
-// request cannot make the sidecar allocate without bound.
-const (
-	maxString     = 64 << 10
-	maxMapEntries = 512
-	maxNodeGroups = 256
-	maxNodeCount  = 10000
-)
-
-// checkBounds walks any request and rejects strings that are not UTF-8 or
-// are too long, and maps or lists that are too big, naming the field path.
-func checkBounds(m proto.Message) error {
-	return walk(m.ProtoReflect(), "")
-}
-
-func walk(m protoreflect.Message, path string) error {
-	var err error
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		name := string(fd.Name())
-		if path != "" {
-			name = path + "." + name
+// requestRules checks requests against the rules proto/ declares
+// (buf.validate). They bound every string, map and list a request carries
+// (64 KiB, no NUL; 512 entries) so that a malformed or hostile request
+// cannot make the sidecar allocate without bound, and state what each
+// operation needs of its request. The proto decoder has already refused
+// strings that are not UTF-8. All request types are compiled up front, so
+// checking takes no lock.
+var requestRules = sync.OnceValues(func() (protovalidate.Validator, error) {
+	services := pb.File_magnumcapi_v1_driver_proto.Services()
+	var requests []protoreflect.MessageDescriptor
+	for i := range services.Len() {
+		methods := services.Get(i).Methods()
+		for j := range methods.Len() {
+			requests = append(requests, methods.Get(j).Input())
 		}
-		secret := proto.GetExtension(fd.Options(), pb.E_Secret).(bool)
-		switch {
-		case fd.IsMap():
-			if v.Map().Len() > maxMapEntries {
-				err = &requestError{Field: name, Value: fmt.Sprintf("%d entries", v.Map().Len()), Expected: fmt.Sprintf("at most %d", maxMapEntries)}
-				return false
-			}
-			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				// The key is part of the field's name in the message, so a
-				// huge one is clipped there (checkString reports its size).
-				entry := name + "[" + helmvalues.Clip(k.String()) + "]"
-				if err = checkString(entry, k.String(), false); err != nil {
-					return false
-				}
-				if fd.MapValue().Kind() == protoreflect.StringKind {
-					err = checkString(entry, mv.String(), secret)
-				}
-				return err == nil
-			})
-		case fd.IsList():
-			l := v.List()
-			if l.Len() > maxMapEntries {
-				err = &requestError{Field: name, Value: fmt.Sprintf("%d items", l.Len()), Expected: fmt.Sprintf("at most %d", maxMapEntries)}
-				return false
-			}
-			for i := 0; i < l.Len() && err == nil; i++ {
-				item := fmt.Sprintf("%s[%d]", name, i)
-				switch fd.Kind() {
-				case protoreflect.MessageKind:
-					err = walk(l.Get(i).Message(), item)
-				case protoreflect.StringKind:
-					err = checkString(item, l.Get(i).String(), secret)
-				}
-			}
-		case fd.Kind() == protoreflect.MessageKind:
-			err = walk(v.Message(), name)
-		case fd.Kind() == protoreflect.StringKind:
-			err = checkString(name, v.String(), secret)
-		}
-		return err == nil
-	})
-	return err
-}
+	}
+	return protovalidate.New(protovalidate.WithDisableLazy(), protovalidate.WithMessageDescriptors(requests...))
+})
 
-func checkString(field, s string, secret bool) error {
-	shown := s
-	if secret || len(shown) > 64 {
-		shown = fmt.Sprintf("<%d bytes>", len(s))
+// specRequest is every request that carries a ClusterSpec.
+type specRequest interface{ GetSpec() *pb.ClusterSpec }
+
+// checkRequest refuses a request that breaks a rule of proto/, naming the
+// first field that does, and one whose timestamps do not parse.
+func checkRequest(req proto.Message) error {
+	rules, err := requestRules()
+	if err != nil {
+		return fmt.Errorf("compiling the request rules: %w", err)
 	}
-	if len(s) > maxString {
-		return &requestError{Field: field, Value: shown, Expected: fmt.Sprintf("at most %d bytes", maxString)}
+	if err := rules.Validate(req); err != nil {
+		var invalid *protovalidate.ValidationError
+		if errors.As(err, &invalid) && len(invalid.Violations) > 0 {
+			return violationError(req.ProtoReflect(), firstOnAField(invalid.Violations))
+		}
+		return fmt.Errorf("checking the request: %w", err)
 	}
-	if !utf8.ValidString(s) {
-		return &requestError{Field: field, Value: fmt.Sprintf("<%d bytes, not UTF-8>", len(s)), Expected: "UTF-8 text"}
-	}
-	if strings.ContainsRune(s, 0) {
-		return &requestError{Field: field, Value: strings.ReplaceAll(shown, "\x00", `\0`), Expected: "text without NUL characters"}
+	if r, ok := req.(specRequest); ok {
+		return checkTimestamps(r.GetSpec().GetCluster())
 	}
 	return nil
 }
 
-func required(field, value string) error {
-	if strings.TrimSpace(value) == "" {
-		return &requestError{Field: field, Value: value, Expected: "a non-empty value"}
-	}
-	return nil
-}
-
-// checkSpec checks the parts of a ClusterSpec every operation relies on;
-// withTemplate also requires the template (operations that render values).
-func checkSpec(s *pb.ClusterSpec, withTemplate bool) error {
-	if s == nil || s.GetCluster() == nil {
-		return &requestError{Field: "spec.cluster", Value: "", Expected: "the Magnum cluster"}
-	}
-	c := s.GetCluster()
-	for _, f := range []struct{ name, value string }{
-		{"spec.cluster.uuid", c.GetUuid()}, {"spec.cluster.name", c.GetName()}, {"spec.cluster.project_id", c.GetProjectId()},
-	} {
-		if err := required(f.name, f.value); err != nil {
-			return err
+// firstOnAField is the first violation of a rule on a field, else the
+// first: a rule on a whole request relates its fields (nodegroup_uuid to
+// spec.nodegroups), and what is wrong with a field itself comes first.
+func firstOnAField(vs []*protovalidate.Violation) *protovalidate.Violation {
+	for _, v := range vs {
+		if len(v.Proto.GetField().GetElements()) > 0 {
+			return v
 		}
 	}
-	// The stack_id names the release and every object of the cluster; one
-	// Kubernetes would refuse (or one with "/") must not get that far.
-	if id := c.GetStackId(); id != "" && !helmvalues.IsReleaseName(id) {
-		return &requestError{Field: "spec.cluster.stack_id", Value: id, Expected: "the release name made at create time: lowercase letters, digits and '-', at most 43 characters"}
-	}
+	return vs[0]
+}
+
+// checkTimestamps: Magnum's timestamps must parse as parseTime reads them,
+// which a rule of proto/ cannot say (its CEL has RFC 3339 alone, and fails
+// rather than refuses).
+func checkTimestamps(c *pb.Cluster) error {
 	for _, ts := range []struct{ name, value string }{{"spec.cluster.created_at", c.GetCreatedAt()}, {"spec.cluster.updated_at", c.GetUpdatedAt()}} {
 		if _, err := parseTime(ts.value); err != nil {
-			return &requestError{Field: ts.name, Value: ts.value, Expected: "an RFC 3339 timestamp"}
+			return &requestError{Field: ts.name, Value: shown(ts.value, false), Expected: "must be an RFC 3339 timestamp"}
 		}
 	}
-	if withTemplate {
-		t := s.GetClusterTemplate()
-		if t == nil {
-			return &requestError{Field: "spec.cluster_template", Value: "", Expected: "the cluster's template"}
-		}
-		if err := required("spec.cluster_template.image_id", t.GetImageId()); err != nil {
-			return err
-		}
+	return nil
+}
+
+// violationError is the requestError of one protovalidate violation. A CEL
+// rule on a message, or on a field holding one, names in its id the field
+// within it that it is about ("context.auth_token"; "nodegroup_uuid.worker"
+// names nodegroup_uuid), and the error names that field; an id that names
+// no field ("not_blank") leaves the error on the field the rule is on.
+func violationError(req protoreflect.Message, v *protovalidate.Violation) error {
+	field, fd, value := fieldPath(v), v.FieldDescriptor, v.FieldValue
+	var m protoreflect.Message // the message the rule id's path starts in
+	switch {
+	case field == "":
+		m = req
+	case isMessage(fd) && value.IsValid():
+		m = value.Message()
 	}
-	if len(s.GetNodegroups()) > maxNodeGroups {
-		return &requestError{Field: "spec.nodegroups", Value: fmt.Sprintf("%d node groups", len(s.GetNodegroups())), Expected: fmt.Sprintf("at most %d", maxNodeGroups)}
-	}
-	seen := map[string]bool{}
-	for i, ng := range s.GetNodegroups() {
-		field := fmt.Sprintf("spec.nodegroups[%d]", i)
-		for _, f := range []struct{ name, value string }{{".uuid", ng.GetUuid()}, {".name", ng.GetName()}, {".role", ng.GetRole()}} {
-			if err := required(field+f.name, f.value); err != nil {
-				return err
+	for name := range strings.SplitSeq(v.Proto.GetRuleId(), ".") {
+		if m == nil || m.Descriptor().Fields().ByName(protoreflect.Name(name)) == nil {
+			break
+		}
+		fd = m.Descriptor().Fields().ByName(protoreflect.Name(name))
+		field = strings.TrimPrefix(field+"."+name, ".")
+		set := m.Has(fd)
+		value, m = m.Get(fd), nil
+		if isMessage(fd) {
+			// An unset message shows as nothing, and its fields as unset.
+			m = value.Message()
+			if !set {
+				value = protoreflect.Value{}
 			}
 		}
-		if seen[ng.GetUuid()] {
-			return &requestError{Field: field + ".uuid", Value: ng.GetUuid(), Expected: "a uuid no other node group has"}
-		}
-		seen[ng.GetUuid()] = true
-		if n := ng.GetNodeCount(); n < 0 || n > maxNodeCount {
-			return &requestError{Field: field + ".node_count", Value: fmt.Sprint(n), Expected: fmt.Sprintf("between 0 and %d", maxNodeCount)}
-		}
 	}
-	return nil
+	return &requestError{Field: field, Value: valueOf(fd, value), Expected: strings.ReplaceAll(v.Proto.GetMessage(), "\x00", "NUL")}
 }
 
-// checkNodeGroupRef requires uuid to name one of the spec's node groups.
-func checkNodeGroupRef(s *pb.ClusterSpec, uuid string) (*pb.NodeGroup, error) {
-	if err := required("nodegroup_uuid", uuid); err != nil {
-		return nil, err
-	}
-	for _, ng := range s.GetNodegroups() {
-		if ng.GetUuid() == uuid {
-			return ng, nil
-		}
-	}
-	return nil, &requestError{Field: "nodegroup_uuid", Value: uuid, Expected: "the uuid of one of spec.nodegroups"}
+// isMessage: fd holds one message (not a list or map of them).
+func isMessage(fd protoreflect.FieldDescriptor) bool {
+	return fd != nil && fd.Kind() == protoreflect.MessageKind && !fd.IsList() && !fd.IsMap()
 }
 
-func checkContext(c *pb.RequestContext, needToken bool) error {
-	if !needToken {
-		return nil
+// fieldPath is the violation's field as protovalidate.FieldPathString
+// writes it, but with map keys unquoted and clipped: a key is part of the
+// name, and may be huge.
+func fieldPath(v *protovalidate.Violation) string {
+	var b strings.Builder
+	for i, e := range v.Proto.GetField().GetElements() {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.GetFieldName())
+		switch {
+		case e.HasIndex():
+			b.WriteString("[" + strconv.FormatUint(e.GetIndex(), 10) + "]")
+		case e.HasStringKey():
+			b.WriteString("[" + helmvalues.Clip(e.GetStringKey()) + "]")
+		}
 	}
-	if c == nil || c.GetAuthToken() == "" {
-		return &requestError{Field: "context.auth_token", Value: "", Expected: "the caller's Keystone token"}
+	return b.String()
+}
+
+// valueOf shows a field's value in an error: a string in quotes (its size
+// when secret or long), the size of a map or list, a number as it is. fd is
+// nil when v is a map's key or value.
+func valueOf(fd protoreflect.FieldDescriptor, v protoreflect.Value) string {
+	if !v.IsValid() {
+		return "nothing"
 	}
-	return nil
+	switch x := v.Interface().(type) {
+	case string:
+		return shown(x, fd != nil && proto.GetExtension(fd.Options(), pb.E_Secret).(bool))
+	case protoreflect.Map:
+		return fmt.Sprintf("%d entries", x.Len())
+	case protoreflect.List:
+		return fmt.Sprintf("%d items", x.Len())
+	case protoreflect.Message:
+		return "a " + string(x.Descriptor().Name())
+	}
+	return v.String()
+}
+
+func shown(s string, secret bool) string {
+	if secret || len(s) > 64 {
+		return fmt.Sprintf("<%d bytes>", len(s))
+	}
+	return strconv.Quote(s)
 }

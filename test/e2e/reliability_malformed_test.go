@@ -128,7 +128,7 @@ func label(key, value string) func(*reqParts) {
 // label rows test.
 var catalogue = []malformed{
 	// The spec every RPC takes.
-	{"no spec", 0, func(p *reqParts) { p.spec = nil }, []string{"spec.cluster"}},
+	{"no spec", 0, func(p *reqParts) { p.spec = nil }, []string{"spec", "required"}},
 	{"no cluster uuid", 0, func(p *reqParts) { p.spec.Cluster.Uuid = "" }, []string{"spec.cluster.uuid"}},
 	{"blank cluster name", 0, func(p *reqParts) { p.spec.Cluster.Name = " \t" }, []string{"spec.cluster.name"}},
 	{"no project", 0, func(p *reqParts) { p.spec.Cluster.ProjectId = "" }, []string{"spec.cluster.project_id"}},
@@ -145,7 +145,7 @@ var catalogue = []malformed{
 		}
 	}, []string{"spec.cluster.labels", "entries"}},
 	{"node group without uuid", 0, func(p *reqParts) { worker(p).Uuid = "" }, []string{"spec.nodegroups[1].uuid"}},
-	{"node group uuid twice", 0, func(p *reqParts) { worker(p).Uuid = p.spec.Nodegroups[0].Uuid }, []string{"spec.nodegroups[1].uuid"}},
+	{"node group uuid twice", 0, func(p *reqParts) { worker(p).Uuid = p.spec.Nodegroups[0].Uuid }, []string{"spec.nodegroups", "uuid"}},
 	{"node group without role", 0, func(p *reqParts) { worker(p).Role = "" }, []string{"spec.nodegroups[1].role"}},
 	{"negative node count", 0, func(p *reqParts) { worker(p).NodeCount = -3 }, []string{"spec.nodegroups[1].node_count", "-3"}},
 	{"1 MiB node group name", 0, func(p *reqParts) { worker(p).Name = strings.Repeat("w", mib) }, []string{"spec.nodegroups[1].name"}},

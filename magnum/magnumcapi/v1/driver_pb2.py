@@ -11,10 +11,11 @@ from google.protobuf import symbol_database as _symbol_database
 _sym_db = _symbol_database.Default()
 
 
+from buf.validate import validate_pb2 as buf_dot_validate_dot_validate__pb2
 from magnumcapi.v1 import magnum_pb2 as magnumcapi_dot_v1_dot_magnum__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amagnumcapi/v1/driver.proto\x12\rmagnumcapi.v1\x1a\x1amagnumcapi/v1/magnum.proto\"\xc4\x01\n\x0b\x43lusterSpec\x12\x30\n\x07\x63luster\x18\x01 \x01(\x0b\x32\x16.magnumcapi.v1.ClusterR\x07\x63luster\x12I\n\x10\x63luster_template\x18\x02 \x01(\x0b\x32\x1e.magnumcapi.v1.ClusterTemplateR\x0f\x63lusterTemplate\x12\x38\n\nnodegroups\x18\x03 \x03(\x0b\x32\x18.magnumcapi.v1.NodeGroupR\nnodegroups\"\xe0\x01\n\x14\x43reateClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12I\n\x0c\x63\x65rtificates\x18\x03 \x01(\x0b\x32%.magnumcapi.v1.CertificateAuthoritiesR\x0c\x63\x65rtificatesJ\x04\x08\x04\x10\x05R\x0e\x63reate_timeout\"2\n\x15\x43reateClusterResponse\x12\x19\n\x08stack_id\x18\x01 \x01(\tR\x07stackId\"\x7f\n\x14UpdateClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\x17\n\x15UpdateClusterResponse\"\xed\x01\n\x14ResizeClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\x12\x1d\n\nnode_count\x18\x04 \x01(\x05R\tnodeCount\x12&\n\x0fnodes_to_remove\x18\x05 \x03(\tR\rnodesToRemove\"\x17\n\x15ResizeClusterResponse\"\xcd\x01\n\x15UpgradeClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12$\n\x0emax_batch_size\x18\x03 \x01(\x05R\x0cmaxBatchSize\x12%\n\x0enodegroup_uuid\x18\x04 \x01(\tR\rnodegroupUuid\"9\n\x16UpgradeClusterResponse\x12\x1f\n\x0b\x63oe_version\x18\x01 \x01(\tR\ncoeVersion\"\x7f\n\x14\x44\x65leteClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\x17\n\x15\x44\x65leteClusterResponse\"\xa8\x01\n\x16\x43reateNodeGroupRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\"\x19\n\x17\x43reateNodeGroupResponse\"\xa8\x01\n\x16UpdateNodeGroupRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\"\x19\n\x17UpdateNodeGroupResponse\"\xa8\x01\n\x16\x44\x65leteNodeGroupRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\"\x19\n\x17\x44\x65leteNodeGroupResponse\"I\n\x17GetClusterStatusRequest\x12.\n\x04spec\x18\x01 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\xd6\x01\n\x0fNodeGroupStatus\x12\x12\n\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n\x06status\x18\x03 \x01(\tR\x06status\x12#\n\rstatus_reason\x18\x04 \x01(\tR\x0cstatusReason\x12\x1d\n\nnode_count\x18\x05 \x01(\x05R\tnodeCount\x12%\n\x0enode_addresses\x18\x06 \x03(\tR\rnodeAddresses\x12\x18\n\x07\x64\x65stroy\x18\x07 \x01(\x08R\x07\x64\x65stroy\"\xce\x01\n\rClusterStatus\x12\x16\n\x06status\x18\x01 \x01(\tR\x06status\x12#\n\rstatus_reason\x18\x02 \x01(\tR\x0cstatusReason\x12\x1f\n\x0b\x61pi_address\x18\x03 \x01(\tR\napiAddress\x12\x1f\n\x0b\x63oe_version\x18\x04 \x01(\tR\ncoeVersion\x12>\n\nnodegroups\x18\x05 \x03(\x0b\x32\x1e.magnumcapi.v1.NodeGroupStatusR\nnodegroups\"P\n\x18GetClusterStatusResponse\x12\x34\n\x06status\x18\x01 \x01(\x0b\x32\x1c.magnumcapi.v1.ClusterStatusR\x06status\"I\n\x17GetClusterHealthRequest\x12.\n\x04spec\x18\x01 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\xf9\x01\n\x18GetClusterHealthResponse\x12#\n\rhealth_status\x18\x01 \x01(\tR\x0chealthStatus\x12q\n\x14health_status_reason\x18\x02 \x03(\x0b\x32?.magnumcapi.v1.GetClusterHealthResponse.HealthStatusReasonEntryR\x12healthStatusReason\x1a\x45\n\x17HealthStatusReasonEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\"\xd0\x01\n\x1aRotateCACertificateRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12I\n\x0c\x63\x65rtificates\x18\x03 \x01(\x0b\x32%.magnumcapi.v1.CertificateAuthoritiesR\x0c\x63\x65rtificates\"\x1d\n\x1bRotateCACertificateResponse\"\x82\x01\n\x17RotateCredentialRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\x1a\n\x18RotateCredentialResponse\"~\n\x13RenderValuesRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12.\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\xa8\x01\n\x14RenderValuesResponse\x12\x1f\n\x0bvalues_yaml\x18\x01 \x01(\tR\nvaluesYaml\x12\x12\n\x04\x64iff\x18\x02 \x01(\tR\x04\x64iff\x12\x1a\n\x08\x64\x65ployed\x18\x03 \x01(\x08R\x08\x64\x65ployed\x12#\n\rchart_version\x18\x04 \x01(\tR\x0c\x63hartVersion\x12\x1a\n\x08warnings\x18\x05 \x03(\tR\x08warnings2\xfa\t\n\rDriverService\x12Z\n\rCreateCluster\x12#.magnumcapi.v1.CreateClusterRequest\x1a$.magnumcapi.v1.CreateClusterResponse\x12Z\n\rUpdateCluster\x12#.magnumcapi.v1.UpdateClusterRequest\x1a$.magnumcapi.v1.UpdateClusterResponse\x12Z\n\rResizeCluster\x12#.magnumcapi.v1.ResizeClusterRequest\x1a$.magnumcapi.v1.ResizeClusterResponse\x12]\n\x0eUpgradeCluster\x12$.magnumcapi.v1.UpgradeClusterRequest\x1a%.magnumcapi.v1.UpgradeClusterResponse\x12Z\n\rDeleteCluster\x12#.magnumcapi.v1.DeleteClusterRequest\x1a$.magnumcapi.v1.DeleteClusterResponse\x12`\n\x0f\x43reateNodeGroup\x12%.magnumcapi.v1.CreateNodeGroupRequest\x1a&.magnumcapi.v1.CreateNodeGroupResponse\x12`\n\x0fUpdateNodeGroup\x12%.magnumcapi.v1.UpdateNodeGroupRequest\x1a&.magnumcapi.v1.UpdateNodeGroupResponse\x12`\n\x0f\x44\x65leteNodeGroup\x12%.magnumcapi.v1.DeleteNodeGroupRequest\x1a&.magnumcapi.v1.DeleteNodeGroupResponse\x12\x63\n\x10GetClusterStatus\x12&.magnumcapi.v1.GetClusterStatusRequest\x1a\'.magnumcapi.v1.GetClusterStatusResponse\x12\x63\n\x10GetClusterHealth\x12&.magnumcapi.v1.GetClusterHealthRequest\x1a\'.magnumcapi.v1.GetClusterHealthResponse\x12l\n\x13RotateCACertificate\x12).magnumcapi.v1.RotateCACertificateRequest\x1a*.magnumcapi.v1.RotateCACertificateResponse\x12\x63\n\x10RotateCredential\x12&.magnumcapi.v1.RotateCredentialRequest\x1a\'.magnumcapi.v1.RotateCredentialResponse\x12W\n\x0cRenderValues\x12\".magnumcapi.v1.RenderValuesRequest\x1a#.magnumcapi.v1.RenderValuesResponseBEZCgithub.com/magnum-capi/magnum-capi/proto/magnumcapi/v1;magnumcapiv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amagnumcapi/v1/driver.proto\x12\rmagnumcapi.v1\x1a\x1b\x62uf/validate/validate.proto\x1a\x1amagnumcapi/v1/magnum.proto\"\xc1\x02\n\x0b\x43lusterSpec\x12\x38\n\x07\x63luster\x18\x01 \x01(\x0b\x32\x16.magnumcapi.v1.ClusterB\x06\xbaH\x03\xc8\x01\x01R\x07\x63luster\x12I\n\x10\x63luster_template\x18\x02 \x01(\x0b\x32\x1e.magnumcapi.v1.ClusterTemplateR\x0f\x63lusterTemplate\x12\xac\x01\n\nnodegroups\x18\x03 \x03(\x0b\x32\x18.magnumcapi.v1.NodeGroupBr\xbaHo\xba\x01\x66\n\x0cunique_uuids\x12\x38must give each node group a uuid no other node group has\x1a\x1cthis.map(n, n.uuid).unique()\x92\x01\x03\x10\x80\x02R\nnodegroups\"\x89\x04\n\x14\x43reateClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\x12Q\n\x0c\x63\x65rtificates\x18\x03 \x01(\x0b\x32%.magnumcapi.v1.CertificateAuthoritiesB\x06\xbaH\x03\xc8\x01\x01R\x0c\x63\x65rtificates:a\xbaH^\x1a\\\n\x12\x63ontext.auth_token\x12\'the caller\'s Keystone token is required\x1a\x1dthis.context.auth_token != \'\'J\x04\x08\x04\x10\x05R\x0e\x63reate_timeout\"2\n\x15\x43reateClusterResponse\x12\x19\n\x08stack_id\x18\x01 \x01(\tR\x07stackId\"\xbd\x02\n\x14UpdateClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\"\x17\n\x15UpdateClusterResponse\"\xb2\x06\n\x14ResizeClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\x12\x34\n\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\nr\x08(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid\x12)\n\nnode_count\x18\x04 \x01(\x05\x42\n\xbaH\x07\x1a\x05\x18\x90N(\x00R\tnodeCount\x12=\n\x0fnodes_to_remove\x18\x05 \x03(\tB\x15\xbaH\x12\x92\x01\x0f\x10\x80\x04\"\nr\x08(\x80\x80\x04\xba\x01\x01\x00R\rnodesToRemove:\xd2\x02\xbaH\xce\x02\x1a{\n\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xce\x01\n\x18node_count.control_plane\x12\x44must be an odd number of control plane nodes (etcd needs a majority)\x1althis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\' || this.node_count % 2 == 1)\"\x17\n\x15ResizeClusterResponse\"\xbc\x04\n\x15UpgradeClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\x12$\n\x0emax_batch_size\x18\x03 \x01(\x05R\x0cmaxBatchSize\x12\x34\n\x0enodegroup_uuid\x18\x04 \x01(\tB\r\xbaH\nr\x08(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\x9f\x01\xbaH\x9b\x01\x1a\x98\x01\n\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1aZthis.nodegroup_uuid == \'\' || this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\"9\n\x16UpgradeClusterResponse\x12\x1f\n\x0b\x63oe_version\x18\x01 \x01(\tR\ncoeVersion\"\x87\x01\n\x14\x44\x65leteClusterRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\x36\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\"\x17\n\x15\x44\x65leteClusterResponse\"\xb8\x05\n\x16\x43reateNodeGroupRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\x12\x34\n\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\nr\x08(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\xc0\x02\xbaH\xbc\x02\x1a{\n\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xbc\x01\n\x15nodegroup_uuid.worker\x12Qmust be a worker node group (the control plane is changed with resize or upgrade)\x1aPthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\')\"\x19\n\x17\x43reateNodeGroupResponse\"\xb8\x05\n\x16UpdateNodeGroupRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\x12\x34\n\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\nr\x08(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\xc0\x02\xbaH\xbc\x02\x1a{\n\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xbc\x01\n\x15nodegroup_uuid.worker\x12Qmust be a worker node group (the control plane is changed with resize or upgrade)\x1aPthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\')\"\x19\n\x17UpdateNodeGroupResponse\"\xb8\x05\n\x16\x44\x65leteNodeGroupRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\x12\x34\n\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\nr\x08(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\xc0\x02\xbaH\xbc\x02\x1a{\n\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xbc\x01\n\x15nodegroup_uuid.worker\x12Qmust be a worker node group (the control plane is changed with resize or upgrade)\x1aPthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\')\"\x19\n\x17\x44\x65leteNodeGroupResponse\"Q\n\x17GetClusterStatusRequest\x12\x36\n\x04spec\x18\x01 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\"\xd6\x01\n\x0fNodeGroupStatus\x12\x12\n\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n\x06status\x18\x03 \x01(\tR\x06status\x12#\n\rstatus_reason\x18\x04 \x01(\tR\x0cstatusReason\x12\x1d\n\nnode_count\x18\x05 \x01(\x05R\tnodeCount\x12%\n\x0enode_addresses\x18\x06 \x03(\tR\rnodeAddresses\x12\x18\n\x07\x64\x65stroy\x18\x07 \x01(\x08R\x07\x64\x65stroy\"\xce\x01\n\rClusterStatus\x12\x16\n\x06status\x18\x01 \x01(\tR\x06status\x12#\n\rstatus_reason\x18\x02 \x01(\tR\x0cstatusReason\x12\x1f\n\x0b\x61pi_address\x18\x03 \x01(\tR\napiAddress\x12\x1f\n\x0b\x63oe_version\x18\x04 \x01(\tR\ncoeVersion\x12>\n\nnodegroups\x18\x05 \x03(\x0b\x32\x1e.magnumcapi.v1.NodeGroupStatusR\nnodegroups\"P\n\x18GetClusterStatusResponse\x12\x34\n\x06status\x18\x01 \x01(\x0b\x32\x1c.magnumcapi.v1.ClusterStatusR\x06status\"Q\n\x17GetClusterHealthRequest\x12\x36\n\x04spec\x18\x01 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\"\xf9\x01\n\x18GetClusterHealthResponse\x12#\n\rhealth_status\x18\x01 \x01(\tR\x0chealthStatus\x12q\n\x14health_status_reason\x18\x02 \x03(\x0b\x32?.magnumcapi.v1.GetClusterHealthResponse.HealthStatusReasonEntryR\x12healthStatusReason\x1a\x45\n\x17HealthStatusReasonEntry\x12\x10\n\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n\x05value\x18\x02 \x01(\tR\x05value:\x02\x38\x01\"\x96\x03\n\x1aRotateCACertificateRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\x12Q\n\x0c\x63\x65rtificates\x18\x03 \x01(\x0b\x32%.magnumcapi.v1.CertificateAuthoritiesB\x06\xbaH\x03\xc8\x01\x01R\x0c\x63\x65rtificates\"\x1d\n\x1bRotateCACertificateResponse\"\xed\x01\n\x17RotateCredentialRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\x36\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec:a\xbaH^\x1a\\\n\x12\x63ontext.auth_token\x12\'the caller\'s Keystone token is required\x1a\x1dthis.context.auth_token != \'\'\"\x1a\n\x18RotateCredentialResponse\"\xbc\x02\n\x13RenderValuesRequest\x12\x37\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x1d.magnumcapi.v1.RequestContextR\x07\x63ontext\x12\xeb\x01\n\x04spec\x18\x02 \x01(\x0b\x32\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n\x10\x63luster_template\x12\"the cluster\'s template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n\x19\x63luster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != \'\'\xc8\x01\x01R\x04spec\"\xa8\x01\n\x14RenderValuesResponse\x12\x1f\n\x0bvalues_yaml\x18\x01 \x01(\tR\nvaluesYaml\x12\x12\n\x04\x64iff\x18\x02 \x01(\tR\x04\x64iff\x12\x1a\n\x08\x64\x65ployed\x18\x03 \x01(\x08R\x08\x64\x65ployed\x12#\n\rchart_version\x18\x04 \x01(\tR\x0c\x63hartVersion\x12\x1a\n\x08warnings\x18\x05 \x03(\tR\x08warnings2\xfa\t\n\rDriverService\x12Z\n\rCreateCluster\x12#.magnumcapi.v1.CreateClusterRequest\x1a$.magnumcapi.v1.CreateClusterResponse\x12Z\n\rUpdateCluster\x12#.magnumcapi.v1.UpdateClusterRequest\x1a$.magnumcapi.v1.UpdateClusterResponse\x12Z\n\rResizeCluster\x12#.magnumcapi.v1.ResizeClusterRequest\x1a$.magnumcapi.v1.ResizeClusterResponse\x12]\n\x0eUpgradeCluster\x12$.magnumcapi.v1.UpgradeClusterRequest\x1a%.magnumcapi.v1.UpgradeClusterResponse\x12Z\n\rDeleteCluster\x12#.magnumcapi.v1.DeleteClusterRequest\x1a$.magnumcapi.v1.DeleteClusterResponse\x12`\n\x0f\x43reateNodeGroup\x12%.magnumcapi.v1.CreateNodeGroupRequest\x1a&.magnumcapi.v1.CreateNodeGroupResponse\x12`\n\x0fUpdateNodeGroup\x12%.magnumcapi.v1.UpdateNodeGroupRequest\x1a&.magnumcapi.v1.UpdateNodeGroupResponse\x12`\n\x0f\x44\x65leteNodeGroup\x12%.magnumcapi.v1.DeleteNodeGroupRequest\x1a&.magnumcapi.v1.DeleteNodeGroupResponse\x12\x63\n\x10GetClusterStatus\x12&.magnumcapi.v1.GetClusterStatusRequest\x1a\'.magnumcapi.v1.GetClusterStatusResponse\x12\x63\n\x10GetClusterHealth\x12&.magnumcapi.v1.GetClusterHealthRequest\x1a\'.magnumcapi.v1.GetClusterHealthResponse\x12l\n\x13RotateCACertificate\x12).magnumcapi.v1.RotateCACertificateRequest\x1a*.magnumcapi.v1.RotateCACertificateResponse\x12\x63\n\x10RotateCredential\x12&.magnumcapi.v1.RotateCredentialRequest\x1a\'.magnumcapi.v1.RotateCredentialResponse\x12W\n\x0cRenderValues\x12\".magnumcapi.v1.RenderValuesRequest\x1a#.magnumcapi.v1.RenderValuesResponseBEZCgithub.com/magnum-capi/magnum-capi/proto/magnumcapi/v1;magnumcapiv1b\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'magnumcapi.v1.driver_pb2', globals())
@@ -22,68 +23,130 @@ if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
   DESCRIPTOR._serialized_options = b'ZCgithub.com/magnum-capi/magnum-capi/proto/magnumcapi/v1;magnumcapiv1'
+  _CLUSTERSPEC.fields_by_name['cluster']._options = None
+  _CLUSTERSPEC.fields_by_name['cluster']._serialized_options = b'\272H\003\310\001\001'
+  _CLUSTERSPEC.fields_by_name['nodegroups']._options = None
+  _CLUSTERSPEC.fields_by_name['nodegroups']._serialized_options = b'\272Ho\272\001f\n\014unique_uuids\0228must give each node group a uuid no other node group has\032\034this.map(n, n.uuid).unique()\222\001\003\020\200\002'
+  _CREATECLUSTERREQUEST.fields_by_name['spec']._options = None
+  _CREATECLUSTERREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _CREATECLUSTERREQUEST.fields_by_name['certificates']._options = None
+  _CREATECLUSTERREQUEST.fields_by_name['certificates']._serialized_options = b'\272H\003\310\001\001'
+  _CREATECLUSTERREQUEST._options = None
+  _CREATECLUSTERREQUEST._serialized_options = b'\272H^\032\\\n\022context.auth_token\022\'the caller\'s Keystone token is required\032\035this.context.auth_token != \'\''
+  _UPDATECLUSTERREQUEST.fields_by_name['spec']._options = None
+  _UPDATECLUSTERREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _RESIZECLUSTERREQUEST.fields_by_name['spec']._options = None
+  _RESIZECLUSTERREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _RESIZECLUSTERREQUEST.fields_by_name['nodegroup_uuid']._options = None
+  _RESIZECLUSTERREQUEST.fields_by_name['nodegroup_uuid']._serialized_options = b'\272H\nr\010(\200\200\004\272\001\001\000'
+  _RESIZECLUSTERREQUEST.fields_by_name['node_count']._options = None
+  _RESIZECLUSTERREQUEST.fields_by_name['node_count']._serialized_options = b'\272H\007\032\005\030\220N(\000'
+  _RESIZECLUSTERREQUEST.fields_by_name['nodes_to_remove']._options = None
+  _RESIZECLUSTERREQUEST.fields_by_name['nodes_to_remove']._serialized_options = b'\272H\022\222\001\017\020\200\004\"\nr\010(\200\200\004\272\001\001\000'
+  _RESIZECLUSTERREQUEST._options = None
+  _RESIZECLUSTERREQUEST._serialized_options = b'\272H\316\002\032{\n\016nodegroup_uuid\022*must be the uuid of one of spec.nodegroups\032=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\032\316\001\n\030node_count.control_plane\022Dmust be an odd number of control plane nodes (etcd needs a majority)\032lthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\' || this.node_count % 2 == 1)'
+  _UPGRADECLUSTERREQUEST.fields_by_name['spec']._options = None
+  _UPGRADECLUSTERREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _UPGRADECLUSTERREQUEST.fields_by_name['nodegroup_uuid']._options = None
+  _UPGRADECLUSTERREQUEST.fields_by_name['nodegroup_uuid']._serialized_options = b'\272H\nr\010(\200\200\004\272\001\001\000'
+  _UPGRADECLUSTERREQUEST._options = None
+  _UPGRADECLUSTERREQUEST._serialized_options = b'\272H\233\001\032\230\001\n\016nodegroup_uuid\022*must be the uuid of one of spec.nodegroups\032Zthis.nodegroup_uuid == \'\' || this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)'
+  _DELETECLUSTERREQUEST.fields_by_name['spec']._options = None
+  _DELETECLUSTERREQUEST.fields_by_name['spec']._serialized_options = b'\272H\003\310\001\001'
+  _CREATENODEGROUPREQUEST.fields_by_name['spec']._options = None
+  _CREATENODEGROUPREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _CREATENODEGROUPREQUEST.fields_by_name['nodegroup_uuid']._options = None
+  _CREATENODEGROUPREQUEST.fields_by_name['nodegroup_uuid']._serialized_options = b'\272H\nr\010(\200\200\004\272\001\001\000'
+  _CREATENODEGROUPREQUEST._options = None
+  _CREATENODEGROUPREQUEST._serialized_options = b'\272H\274\002\032{\n\016nodegroup_uuid\022*must be the uuid of one of spec.nodegroups\032=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\032\274\001\n\025nodegroup_uuid.worker\022Qmust be a worker node group (the control plane is changed with resize or upgrade)\032Pthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\')'
+  _UPDATENODEGROUPREQUEST.fields_by_name['spec']._options = None
+  _UPDATENODEGROUPREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _UPDATENODEGROUPREQUEST.fields_by_name['nodegroup_uuid']._options = None
+  _UPDATENODEGROUPREQUEST.fields_by_name['nodegroup_uuid']._serialized_options = b'\272H\nr\010(\200\200\004\272\001\001\000'
+  _UPDATENODEGROUPREQUEST._options = None
+  _UPDATENODEGROUPREQUEST._serialized_options = b'\272H\274\002\032{\n\016nodegroup_uuid\022*must be the uuid of one of spec.nodegroups\032=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\032\274\001\n\025nodegroup_uuid.worker\022Qmust be a worker node group (the control plane is changed with resize or upgrade)\032Pthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\')'
+  _DELETENODEGROUPREQUEST.fields_by_name['spec']._options = None
+  _DELETENODEGROUPREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _DELETENODEGROUPREQUEST.fields_by_name['nodegroup_uuid']._options = None
+  _DELETENODEGROUPREQUEST.fields_by_name['nodegroup_uuid']._serialized_options = b'\272H\nr\010(\200\200\004\272\001\001\000'
+  _DELETENODEGROUPREQUEST._options = None
+  _DELETENODEGROUPREQUEST._serialized_options = b'\272H\274\002\032{\n\016nodegroup_uuid\022*must be the uuid of one of spec.nodegroups\032=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\032\274\001\n\025nodegroup_uuid.worker\022Qmust be a worker node group (the control plane is changed with resize or upgrade)\032Pthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != \'master\')'
+  _GETCLUSTERSTATUSREQUEST.fields_by_name['spec']._options = None
+  _GETCLUSTERSTATUSREQUEST.fields_by_name['spec']._serialized_options = b'\272H\003\310\001\001'
+  _GETCLUSTERHEALTHREQUEST.fields_by_name['spec']._options = None
+  _GETCLUSTERHEALTHREQUEST.fields_by_name['spec']._serialized_options = b'\272H\003\310\001\001'
   _GETCLUSTERHEALTHRESPONSE_HEALTHSTATUSREASONENTRY._options = None
   _GETCLUSTERHEALTHRESPONSE_HEALTHSTATUSREASONENTRY._serialized_options = b'8\001'
-  _CLUSTERSPEC._serialized_start=74
-  _CLUSTERSPEC._serialized_end=270
-  _CREATECLUSTERREQUEST._serialized_start=273
-  _CREATECLUSTERREQUEST._serialized_end=497
-  _CREATECLUSTERRESPONSE._serialized_start=499
-  _CREATECLUSTERRESPONSE._serialized_end=549
-  _UPDATECLUSTERREQUEST._serialized_start=551
-  _UPDATECLUSTERREQUEST._serialized_end=678
-  _UPDATECLUSTERRESPONSE._serialized_start=680
-  _UPDATECLUSTERRESPONSE._serialized_end=703
-  _RESIZECLUSTERREQUEST._serialized_start=706
-  _RESIZECLUSTERREQUEST._serialized_end=943
-  _RESIZECLUSTERRESPONSE._serialized_start=945
-  _RESIZECLUSTERRESPONSE._serialized_end=968
-  _UPGRADECLUSTERREQUEST._serialized_start=971
-  _UPGRADECLUSTERREQUEST._serialized_end=1176
-  _UPGRADECLUSTERRESPONSE._serialized_start=1178
-  _UPGRADECLUSTERRESPONSE._serialized_end=1235
-  _DELETECLUSTERREQUEST._serialized_start=1237
-  _DELETECLUSTERREQUEST._serialized_end=1364
-  _DELETECLUSTERRESPONSE._serialized_start=1366
-  _DELETECLUSTERRESPONSE._serialized_end=1389
-  _CREATENODEGROUPREQUEST._serialized_start=1392
-  _CREATENODEGROUPREQUEST._serialized_end=1560
-  _CREATENODEGROUPRESPONSE._serialized_start=1562
-  _CREATENODEGROUPRESPONSE._serialized_end=1587
-  _UPDATENODEGROUPREQUEST._serialized_start=1590
-  _UPDATENODEGROUPREQUEST._serialized_end=1758
-  _UPDATENODEGROUPRESPONSE._serialized_start=1760
-  _UPDATENODEGROUPRESPONSE._serialized_end=1785
-  _DELETENODEGROUPREQUEST._serialized_start=1788
-  _DELETENODEGROUPREQUEST._serialized_end=1956
-  _DELETENODEGROUPRESPONSE._serialized_start=1958
-  _DELETENODEGROUPRESPONSE._serialized_end=1983
-  _GETCLUSTERSTATUSREQUEST._serialized_start=1985
-  _GETCLUSTERSTATUSREQUEST._serialized_end=2058
-  _NODEGROUPSTATUS._serialized_start=2061
-  _NODEGROUPSTATUS._serialized_end=2275
-  _CLUSTERSTATUS._serialized_start=2278
-  _CLUSTERSTATUS._serialized_end=2484
-  _GETCLUSTERSTATUSRESPONSE._serialized_start=2486
-  _GETCLUSTERSTATUSRESPONSE._serialized_end=2566
-  _GETCLUSTERHEALTHREQUEST._serialized_start=2568
-  _GETCLUSTERHEALTHREQUEST._serialized_end=2641
-  _GETCLUSTERHEALTHRESPONSE._serialized_start=2644
-  _GETCLUSTERHEALTHRESPONSE._serialized_end=2893
-  _GETCLUSTERHEALTHRESPONSE_HEALTHSTATUSREASONENTRY._serialized_start=2824
-  _GETCLUSTERHEALTHRESPONSE_HEALTHSTATUSREASONENTRY._serialized_end=2893
-  _ROTATECACERTIFICATEREQUEST._serialized_start=2896
-  _ROTATECACERTIFICATEREQUEST._serialized_end=3104
-  _ROTATECACERTIFICATERESPONSE._serialized_start=3106
-  _ROTATECACERTIFICATERESPONSE._serialized_end=3135
-  _ROTATECREDENTIALREQUEST._serialized_start=3138
-  _ROTATECREDENTIALREQUEST._serialized_end=3268
-  _ROTATECREDENTIALRESPONSE._serialized_start=3270
-  _ROTATECREDENTIALRESPONSE._serialized_end=3296
-  _RENDERVALUESREQUEST._serialized_start=3298
-  _RENDERVALUESREQUEST._serialized_end=3424
-  _RENDERVALUESRESPONSE._serialized_start=3427
-  _RENDERVALUESRESPONSE._serialized_end=3595
-  _DRIVERSERVICE._serialized_start=3598
-  _DRIVERSERVICE._serialized_end=4872
+  _ROTATECACERTIFICATEREQUEST.fields_by_name['spec']._options = None
+  _ROTATECACERTIFICATEREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _ROTATECACERTIFICATEREQUEST.fields_by_name['certificates']._options = None
+  _ROTATECACERTIFICATEREQUEST.fields_by_name['certificates']._serialized_options = b'\272H\003\310\001\001'
+  _ROTATECREDENTIALREQUEST.fields_by_name['spec']._options = None
+  _ROTATECREDENTIALREQUEST.fields_by_name['spec']._serialized_options = b'\272H\003\310\001\001'
+  _ROTATECREDENTIALREQUEST._options = None
+  _ROTATECREDENTIALREQUEST._serialized_options = b'\272H^\032\\\n\022context.auth_token\022\'the caller\'s Keystone token is required\032\035this.context.auth_token != \'\''
+  _RENDERVALUESREQUEST.fields_by_name['spec']._options = None
+  _RENDERVALUESREQUEST.fields_by_name['spec']._serialized_options = b'\272H\266\001\272\001R\n\020cluster_template\022\"the cluster\'s template is required\032\032has(this.cluster_template)\272\001[\n\031cluster_template.image_id\022\021must not be blank\032+this.cluster_template.image_id.trim() != \'\'\310\001\001'
+  _CLUSTERSPEC._serialized_start=103
+  _CLUSTERSPEC._serialized_end=424
+  _CREATECLUSTERREQUEST._serialized_start=427
+  _CREATECLUSTERREQUEST._serialized_end=948
+  _CREATECLUSTERRESPONSE._serialized_start=950
+  _CREATECLUSTERRESPONSE._serialized_end=1000
+  _UPDATECLUSTERREQUEST._serialized_start=1003
+  _UPDATECLUSTERREQUEST._serialized_end=1320
+  _UPDATECLUSTERRESPONSE._serialized_start=1322
+  _UPDATECLUSTERRESPONSE._serialized_end=1345
+  _RESIZECLUSTERREQUEST._serialized_start=1348
+  _RESIZECLUSTERREQUEST._serialized_end=2166
+  _RESIZECLUSTERRESPONSE._serialized_start=2168
+  _RESIZECLUSTERRESPONSE._serialized_end=2191
+  _UPGRADECLUSTERREQUEST._serialized_start=2194
+  _UPGRADECLUSTERREQUEST._serialized_end=2766
+  _UPGRADECLUSTERRESPONSE._serialized_start=2768
+  _UPGRADECLUSTERRESPONSE._serialized_end=2825
+  _DELETECLUSTERREQUEST._serialized_start=2828
+  _DELETECLUSTERREQUEST._serialized_end=2963
+  _DELETECLUSTERRESPONSE._serialized_start=2965
+  _DELETECLUSTERRESPONSE._serialized_end=2988
+  _CREATENODEGROUPREQUEST._serialized_start=2991
+  _CREATENODEGROUPREQUEST._serialized_end=3687
+  _CREATENODEGROUPRESPONSE._serialized_start=3689
+  _CREATENODEGROUPRESPONSE._serialized_end=3714
+  _UPDATENODEGROUPREQUEST._serialized_start=3717
+  _UPDATENODEGROUPREQUEST._serialized_end=4413
+  _UPDATENODEGROUPRESPONSE._serialized_start=4415
+  _UPDATENODEGROUPRESPONSE._serialized_end=4440
+  _DELETENODEGROUPREQUEST._serialized_start=4443
+  _DELETENODEGROUPREQUEST._serialized_end=5139
+  _DELETENODEGROUPRESPONSE._serialized_start=5141
+  _DELETENODEGROUPRESPONSE._serialized_end=5166
+  _GETCLUSTERSTATUSREQUEST._serialized_start=5168
+  _GETCLUSTERSTATUSREQUEST._serialized_end=5249
+  _NODEGROUPSTATUS._serialized_start=5252
+  _NODEGROUPSTATUS._serialized_end=5466
+  _CLUSTERSTATUS._serialized_start=5469
+  _CLUSTERSTATUS._serialized_end=5675
+  _GETCLUSTERSTATUSRESPONSE._serialized_start=5677
+  _GETCLUSTERSTATUSRESPONSE._serialized_end=5757
+  _GETCLUSTERHEALTHREQUEST._serialized_start=5759
+  _GETCLUSTERHEALTHREQUEST._serialized_end=5840
+  _GETCLUSTERHEALTHRESPONSE._serialized_start=5843
+  _GETCLUSTERHEALTHRESPONSE._serialized_end=6092
+  _GETCLUSTERHEALTHRESPONSE_HEALTHSTATUSREASONENTRY._serialized_start=6023
+  _GETCLUSTERHEALTHRESPONSE_HEALTHSTATUSREASONENTRY._serialized_end=6092
+  _ROTATECACERTIFICATEREQUEST._serialized_start=6095
+  _ROTATECACERTIFICATEREQUEST._serialized_end=6501
+  _ROTATECACERTIFICATERESPONSE._serialized_start=6503
+  _ROTATECACERTIFICATERESPONSE._serialized_end=6532
+  _ROTATECREDENTIALREQUEST._serialized_start=6535
+  _ROTATECREDENTIALREQUEST._serialized_end=6772
+  _ROTATECREDENTIALRESPONSE._serialized_start=6774
+  _ROTATECREDENTIALRESPONSE._serialized_end=6800
+  _RENDERVALUESREQUEST._serialized_start=6803
+  _RENDERVALUESREQUEST._serialized_end=7119
+  _RENDERVALUESRESPONSE._serialized_start=7122
+  _RENDERVALUESRESPONSE._serialized_end=7290
+  _DRIVERSERVICE._serialized_start=7293
+  _DRIVERSERVICE._serialized_end=8567
 # @@protoc_insertion_point(module_scope)

@@ -1,3 +1,4 @@
+from buf.validate import validate_pb2 as _validate_pb2
 from magnumcapi.v1 import magnum_pb2 as _magnum_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor

@@ -7,6 +7,7 @@
 package magnumcapiv1
 
 import (
+	_ "buf.build/gen/go/bufbuild/protovalidate/protocolbuffers/go/buf/validate"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	reflect "reflect"
@@ -1575,60 +1576,92 @@ var File_magnumcapi_v1_driver_proto protoreflect.FileDescriptor
 
 const file_magnumcapi_v1_driver_proto_rawDesc = "" +
 	"\n" +
-	"\x1amagnumcapi/v1/driver.proto\x12\rmagnumcapi.v1\x1a\x1amagnumcapi/v1/magnum.proto\"\xc4\x01\n" +
-	"\vClusterSpec\x120\n" +
-	"\acluster\x18\x01 \x01(\v2\x16.magnumcapi.v1.ClusterR\acluster\x12I\n" +
-	"\x10cluster_template\x18\x02 \x01(\v2\x1e.magnumcapi.v1.ClusterTemplateR\x0fclusterTemplate\x128\n" +
+	"\x1amagnumcapi/v1/driver.proto\x12\rmagnumcapi.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1amagnumcapi/v1/magnum.proto\"\xc1\x02\n" +
+	"\vClusterSpec\x128\n" +
+	"\acluster\x18\x01 \x01(\v2\x16.magnumcapi.v1.ClusterB\x06\xbaH\x03\xc8\x01\x01R\acluster\x12I\n" +
+	"\x10cluster_template\x18\x02 \x01(\v2\x1e.magnumcapi.v1.ClusterTemplateR\x0fclusterTemplate\x12\xac\x01\n" +
 	"\n" +
-	"nodegroups\x18\x03 \x03(\v2\x18.magnumcapi.v1.NodeGroupR\n" +
-	"nodegroups\"\xe0\x01\n" +
+	"nodegroups\x18\x03 \x03(\v2\x18.magnumcapi.v1.NodeGroupBr\xbaHo\xba\x01f\n" +
+	"\funique_uuids\x128must give each node group a uuid no other node group has\x1a\x1cthis.map(n, n.uuid).unique()\x92\x01\x03\x10\x80\x02R\n" +
+	"nodegroups\"\x89\x04\n" +
 	"\x14CreateClusterRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12I\n" +
-	"\fcertificates\x18\x03 \x01(\v2%.magnumcapi.v1.CertificateAuthoritiesR\fcertificatesJ\x04\b\x04\x10\x05R\x0ecreate_timeout\"2\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\x12Q\n" +
+	"\fcertificates\x18\x03 \x01(\v2%.magnumcapi.v1.CertificateAuthoritiesB\x06\xbaH\x03\xc8\x01\x01R\fcertificates:a\xbaH^\x1a\\\n" +
+	"\x12context.auth_token\x12'the caller's Keystone token is required\x1a\x1dthis.context.auth_token != ''J\x04\b\x04\x10\x05R\x0ecreate_timeout\"2\n" +
 	"\x15CreateClusterResponse\x12\x19\n" +
-	"\bstack_id\x18\x01 \x01(\tR\astackId\"\x7f\n" +
+	"\bstack_id\x18\x01 \x01(\tR\astackId\"\xbd\x02\n" +
 	"\x14UpdateClusterRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\x17\n" +
-	"\x15UpdateClusterResponse\"\xed\x01\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\"\x17\n" +
+	"\x15UpdateClusterResponse\"\xb2\x06\n" +
 	"\x14ResizeClusterRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n" +
-	"\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\x12\x1d\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\x124\n" +
+	"\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\n" +
+	"r\b(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid\x12)\n" +
 	"\n" +
-	"node_count\x18\x04 \x01(\x05R\tnodeCount\x12&\n" +
-	"\x0fnodes_to_remove\x18\x05 \x03(\tR\rnodesToRemove\"\x17\n" +
-	"\x15ResizeClusterResponse\"\xcd\x01\n" +
+	"node_count\x18\x04 \x01(\x05B\n" +
+	"\xbaH\a\x1a\x05\x18\x90N(\x00R\tnodeCount\x12=\n" +
+	"\x0fnodes_to_remove\x18\x05 \x03(\tB\x15\xbaH\x12\x92\x01\x0f\x10\x80\x04\"\n" +
+	"r\b(\x80\x80\x04\xba\x01\x01\x00R\rnodesToRemove:\xd2\x02\xbaH\xce\x02\x1a{\n" +
+	"\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xce\x01\n" +
+	"\x18node_count.control_plane\x12Dmust be an odd number of control plane nodes (etcd needs a majority)\x1althis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != 'master' || this.node_count % 2 == 1)\"\x17\n" +
+	"\x15ResizeClusterResponse\"\xbc\x04\n" +
 	"\x15UpgradeClusterRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12$\n" +
-	"\x0emax_batch_size\x18\x03 \x01(\x05R\fmaxBatchSize\x12%\n" +
-	"\x0enodegroup_uuid\x18\x04 \x01(\tR\rnodegroupUuid\"9\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\x12$\n" +
+	"\x0emax_batch_size\x18\x03 \x01(\x05R\fmaxBatchSize\x124\n" +
+	"\x0enodegroup_uuid\x18\x04 \x01(\tB\r\xbaH\n" +
+	"r\b(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\x9f\x01\xbaH\x9b\x01\x1a\x98\x01\n" +
+	"\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1aZthis.nodegroup_uuid == '' || this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\"9\n" +
 	"\x16UpgradeClusterResponse\x12\x1f\n" +
 	"\vcoe_version\x18\x01 \x01(\tR\n" +
-	"coeVersion\"\x7f\n" +
+	"coeVersion\"\x87\x01\n" +
 	"\x14DeleteClusterRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\x17\n" +
-	"\x15DeleteClusterResponse\"\xa8\x01\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x126\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\"\x17\n" +
+	"\x15DeleteClusterResponse\"\xb8\x05\n" +
 	"\x16CreateNodeGroupRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n" +
-	"\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\"\x19\n" +
-	"\x17CreateNodeGroupResponse\"\xa8\x01\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\x124\n" +
+	"\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\n" +
+	"r\b(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\xc0\x02\xbaH\xbc\x02\x1a{\n" +
+	"\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xbc\x01\n" +
+	"\x15nodegroup_uuid.worker\x12Qmust be a worker node group (the control plane is changed with resize or upgrade)\x1aPthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != 'master')\"\x19\n" +
+	"\x17CreateNodeGroupResponse\"\xb8\x05\n" +
 	"\x16UpdateNodeGroupRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n" +
-	"\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\"\x19\n" +
-	"\x17UpdateNodeGroupResponse\"\xa8\x01\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\x124\n" +
+	"\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\n" +
+	"r\b(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\xc0\x02\xbaH\xbc\x02\x1a{\n" +
+	"\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xbc\x01\n" +
+	"\x15nodegroup_uuid.worker\x12Qmust be a worker node group (the control plane is changed with resize or upgrade)\x1aPthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != 'master')\"\x19\n" +
+	"\x17UpdateNodeGroupResponse\"\xb8\x05\n" +
 	"\x16DeleteNodeGroupRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12%\n" +
-	"\x0enodegroup_uuid\x18\x03 \x01(\tR\rnodegroupUuid\"\x19\n" +
-	"\x17DeleteNodeGroupResponse\"I\n" +
-	"\x17GetClusterStatusRequest\x12.\n" +
-	"\x04spec\x18\x01 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\xd6\x01\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\x124\n" +
+	"\x0enodegroup_uuid\x18\x03 \x01(\tB\r\xbaH\n" +
+	"r\b(\x80\x80\x04\xba\x01\x01\x00R\rnodegroupUuid:\xc0\x02\xbaH\xbc\x02\x1a{\n" +
+	"\x0enodegroup_uuid\x12*must be the uuid of one of spec.nodegroups\x1a=this.spec.nodegroups.exists(n, n.uuid == this.nodegroup_uuid)\x1a\xbc\x01\n" +
+	"\x15nodegroup_uuid.worker\x12Qmust be a worker node group (the control plane is changed with resize or upgrade)\x1aPthis.spec.nodegroups.all(n, n.uuid != this.nodegroup_uuid || n.role != 'master')\"\x19\n" +
+	"\x17DeleteNodeGroupResponse\"Q\n" +
+	"\x17GetClusterStatusRequest\x126\n" +
+	"\x04spec\x18\x01 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\"\xd6\x01\n" +
 	"\x0fNodeGroupStatus\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -1649,27 +1682,32 @@ const file_magnumcapi_v1_driver_proto_rawDesc = "" +
 	"nodegroups\x18\x05 \x03(\v2\x1e.magnumcapi.v1.NodeGroupStatusR\n" +
 	"nodegroups\"P\n" +
 	"\x18GetClusterStatusResponse\x124\n" +
-	"\x06status\x18\x01 \x01(\v2\x1c.magnumcapi.v1.ClusterStatusR\x06status\"I\n" +
-	"\x17GetClusterHealthRequest\x12.\n" +
-	"\x04spec\x18\x01 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\xf9\x01\n" +
+	"\x06status\x18\x01 \x01(\v2\x1c.magnumcapi.v1.ClusterStatusR\x06status\"Q\n" +
+	"\x17GetClusterHealthRequest\x126\n" +
+	"\x04spec\x18\x01 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec\"\xf9\x01\n" +
 	"\x18GetClusterHealthResponse\x12#\n" +
 	"\rhealth_status\x18\x01 \x01(\tR\fhealthStatus\x12q\n" +
 	"\x14health_status_reason\x18\x02 \x03(\v2?.magnumcapi.v1.GetClusterHealthResponse.HealthStatusReasonEntryR\x12healthStatusReason\x1aE\n" +
 	"\x17HealthStatusReasonEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd0\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x96\x03\n" +
 	"\x1aRotateCACertificateRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\x12I\n" +
-	"\fcertificates\x18\x03 \x01(\v2%.magnumcapi.v1.CertificateAuthoritiesR\fcertificates\"\x1d\n" +
-	"\x1bRotateCACertificateResponse\"\x82\x01\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\x12Q\n" +
+	"\fcertificates\x18\x03 \x01(\v2%.magnumcapi.v1.CertificateAuthoritiesB\x06\xbaH\x03\xc8\x01\x01R\fcertificates\"\x1d\n" +
+	"\x1bRotateCACertificateResponse\"\xed\x01\n" +
 	"\x17RotateCredentialRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\x1a\n" +
-	"\x18RotateCredentialResponse\"~\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x126\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\x06\xbaH\x03\xc8\x01\x01R\x04spec:a\xbaH^\x1a\\\n" +
+	"\x12context.auth_token\x12'the caller's Keystone token is required\x1a\x1dthis.context.auth_token != ''\"\x1a\n" +
+	"\x18RotateCredentialResponse\"\xbc\x02\n" +
 	"\x13RenderValuesRequest\x127\n" +
-	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12.\n" +
-	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecR\x04spec\"\xa8\x01\n" +
+	"\acontext\x18\x01 \x01(\v2\x1d.magnumcapi.v1.RequestContextR\acontext\x12\xeb\x01\n" +
+	"\x04spec\x18\x02 \x01(\v2\x1a.magnumcapi.v1.ClusterSpecB\xba\x01\xbaH\xb6\x01\xba\x01R\n" +
+	"\x10cluster_template\x12\"the cluster's template is required\x1a\x1ahas(this.cluster_template)\xba\x01[\n" +
+	"\x19cluster_template.image_id\x12\x11must not be blank\x1a+this.cluster_template.image_id.trim() != ''\xc8\x01\x01R\x04spec\"\xa8\x01\n" +
 	"\x14RenderValuesResponse\x12\x1f\n" +
 	"\vvalues_yaml\x18\x01 \x01(\tR\n" +
 	"valuesYaml\x12\x12\n" +
