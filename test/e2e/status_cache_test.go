@@ -81,8 +81,8 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 			t.Fatalf("health poll %d: %v %v", i, resp, err)
 		}
 	}
-	if n, seen := counter.count(); n != 0 {
-		t.Errorf("200 polls made %d API requests:\n%s", n, strings.Join(seen, "\n"))
+	if seen := pollRequests(counter, c.spec.Cluster.StackId); len(seen) != 0 {
+		t.Errorf("200 polls made %d API requests:\n%s", len(seen), strings.Join(seen, "\n"))
 	}
 	t.Logf("100 GetClusterStatus polls in %s (%s each, over gRPC)", statusTook.Round(time.Millisecond), (statusTook / 100).Round(time.Microsecond))
 
@@ -121,9 +121,25 @@ func TestStatusPollsMakeNoAPIRequests(t *testing.T) {
 			t.Fatalf("poll %d after the resize: %v", i, err)
 		}
 	}
-	if n, seen := counter.count(); n != 0 {
-		t.Errorf("100 polls after the resize completed made %d API requests:\n%s", n, strings.Join(seen, "\n"))
+	if seen := pollRequests(counter, c.spec.Cluster.StackId); len(seen) != 0 {
+		t.Errorf("100 polls after the resize completed made %d API requests:\n%s", len(seen), strings.Join(seen, "\n"))
 	}
+}
+
+// pollRequests is what the counter saw, less the hand-off reconciler's
+// reads of stackID's record and kubeconfig: the resize's Cluster and
+// control plane events queue the cluster there, on the same connection,
+// whenever the controllers write them, polls or not.
+func pollRequests(counter *requestCounter, stackID string) []string {
+	_, seen := counter.count()
+	var polls []string
+	for _, r := range seen {
+		if strings.HasPrefix(r, "GET ") && (strings.Contains(r, "/secrets/"+stackID+"-argocd?") || strings.Contains(r, "/secrets/"+stackID+"-kubeconfig?")) {
+			continue
+		}
+		polls = append(polls, r)
+	}
+	return polls
 }
 
 // TestStatusAfterRestartWaitsForSync: a sidecar that has just started and
