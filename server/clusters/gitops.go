@@ -70,6 +70,10 @@ type gitops struct {
 	// recorded: stack_id -> gitopsKey of the facts last recorded, so a
 	// steady poll offers nothing.
 	recorded map[string]string
+	// deleted: stack_id -> this process deleted the Argo CD Secret of the
+	// cluster being deleted, so the deletion's further events send no
+	// DELETE.
+	deleted map[string]bool
 }
 
 func newGitOps(cfg *GitOps) *gitops {
@@ -82,7 +86,7 @@ func newGitOps(cfg *GitOps) *gitops {
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.NewTypedItemExponentialFailureRateLimiter[clusterKey](gitopsRetryMin, gitopsRetryMax),
 		workqueue.TypedRateLimitingQueueConfig[clusterKey]{Name: "gitops"})
-	return &gitops{cfg: *cfg, queue: q, offered: map[string]Spec{}, recorded: map[string]string{}}
+	return &gitops{cfg: *cfg, queue: q, offered: map[string]Spec{}, recorded: map[string]string{}, deleted: map[string]bool{}}
 }
 
 // gitopsKey names the Magnum facts the Secret carries, so a change of them
@@ -147,6 +151,22 @@ func (g *gitops) recordedAs(spec Spec) {
 	}
 }
 
+// unregistered says whether this process deleted the Argo CD Secret of the
+// cluster being deleted.
+func (g *gitops) unregistered(stackID string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.deleted[stackID]
+}
+
+// markUnregistered notes that the deletion's Argo CD Secret is gone, until
+// the cleanup after delete forgets the cluster.
+func (g *gitops) markUnregistered(stackID string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.deleted[stackID] = true
+}
+
 // forget drops what is known of a cluster.
 func (g *gitops) forget(stackID string) {
 	if g == nil {
@@ -156,6 +176,7 @@ func (g *gitops) forget(stackID string) {
 	defer g.mu.Unlock()
 	delete(g.offered, stackID)
 	delete(g.recorded, stackID)
+	delete(g.deleted, stackID)
 }
 
 // target is the client of the cluster Argo CD's Secrets go to.

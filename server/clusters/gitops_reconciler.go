@@ -109,13 +109,18 @@ func (s *Service) handOff(ctx context.Context, op *operation, rec *corev1.Secret
 }
 
 // handOffGone deletes the Argo CD Secret of a cluster being deleted, unless
-// its record says there is none. The record is left to the cleanup after
-// delete: writing it now could outlive that cleanup.
+// its record says there is none or this process deleted it already (every
+// event of the deletion comes here). The record is left to the cleanup
+// after delete: writing it now could outlive that cleanup.
 func (s *Service) handOffGone(ctx context.Context, op *operation, rec *corev1.Secret) error {
-	if rec != nil && rec.Annotations[gitopsWrittenAnnotation] == gitopsAbsentDigest {
+	if rec != nil && rec.Annotations[gitopsWrittenAnnotation] == gitopsAbsentDigest || s.gitops.unregistered(op.stackID()) {
 		return nil
 	}
-	return s.unregisterLogged(ctx, op)
+	if err := s.unregisterLogged(ctx, op); err != nil {
+		return err
+	}
+	s.gitops.markUnregistered(op.stackID())
+	return nil
 }
 
 // handOffAbsent deletes the Argo CD Secret of a cluster whose template

@@ -95,6 +95,9 @@ func TestGitOpsReconciler(t *testing.T) {
 		{"the template turned the hand-off off", func() {}, &off, 0, "", gitopsAbsentDigest, []string{"delete <nil>"}, 1},
 		{"on again", func() {}, &spec, gitopsRefresh, "t2", "digest", []string{"apply <nil>"}, 0},
 		{"the cluster's deletion started", func() { w.cache.objs.Cluster.DeletionTimestamp = &metav1.Time{Time: time.Now()} }, nil, 0, "", "digest", []string{"delete <nil>"}, 0},
+		{"an event of the deletion", func() {}, nil, 0, "", "digest", nil, 0},
+		{"a restart during the deletion: deleted once again", func() { w = restarted(t, w) }, nil, 0, "", "digest", []string{"delete <nil>"}, 1},
+		{"the next event of the deletion", func() {}, nil, 0, "", "digest", nil, 1},
 	}
 	for _, st := range steps {
 		st.act()

@@ -96,10 +96,17 @@ func TestStatusWithAReadOnlyIdentity(t *testing.T) {
 // Secret and its record, the cleanup's marker (written for an earlier
 // sidecar's deletion, or recording Keystone's refusal). Any cluster of the
 // namespace counts: the parallel tests' clusters share it, and the
-// sidecar's reconcilers see their events too.
+// sidecar's reconcilers see their events too. Before it deletes a
+// cluster's Secrets the cleanup binds the sidecar's role in the namespace
+// (a namespace an older sidecar made has no binding of ours), asking first
+// who the sidecar is.
 func reconcilersWrite(w, ns string) bool {
 	method, uri, _ := strings.Cut(w, " ")
 	path, _, _ := strings.Cut(uri, "?")
+	if method == http.MethodPost {
+		return path == "/apis/authentication.k8s.io/v1/selfsubjectreviews" ||
+			path == "/apis/rbac.authorization.k8s.io/v1/namespaces/"+ns+"/rolebindings"
+	}
 	if method != http.MethodPatch && method != http.MethodDelete {
 		return false
 	}
