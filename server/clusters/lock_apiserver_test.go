@@ -85,7 +85,10 @@ func testWithLockPanic(t *testing.T, env *testbed.Env, kc *kube.Cluster) {
 // the next renewal, withLock fails with it (Aborted, a message for the
 // tenant without the sidecars' names), and the new holder keeps its Lease.
 func testWithLockLost(t *testing.T, env *testbed.Env, kc *kube.Cluster) {
-	s := &Service{log: slog.New(slog.DiscardHandler), cfg: Config{Holder: "sidecar-a", LockTTL: 3 * time.Second},
+	// 9 s: a renewal may take seconds on a loaded machine, and one that
+	// does not succeed within two thirds of the TTL gives the Lease up
+	// (another error than the takeover this test is about).
+	s := &Service{log: slog.New(slog.DiscardHandler), cfg: Config{Holder: "sidecar-a", LockTTL: 9 * time.Second},
 		releases: release.NewManager(release.Options{}, slog.New(slog.DiscardHandler))}
 	op := &operation{spec: Spec{Cluster: helmvalues.Cluster{StackID: "lost-abc", UUID: "u2", ProjectID: "p"}},
 		mc: &ManagementCluster{Kube: kc}, ns: "magnum-p"}

@@ -35,6 +35,7 @@ import (
 // MachineDeployment's replicas, a new node group adds only its own objects,
 // and a delete cleans up what the StackHPC driver made.
 func TestAdoptStackHPCCluster(t *testing.T) {
+	t.Parallel() // its own cluster; with the other parallel tests, after the sequential ones
 	// The Magnum records, as the StackHPC driver left them (its template,
 	// since pointed at this driver; Magnum 15 has no per-cluster driver).
 	c := newCluster(t, "StackHPC made this cluster long ago", "v1.33.2", 2)

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,9 +33,7 @@ const shortCall = 12 * time.Second
 // writes of the release. Failed after Helm wrote the release (applied), the
 // rotation is finished by a resize, as Magnum allows from UPDATE_FAILED.
 func TestCARotationAtomic(t *testing.T) {
-	t.Parallel() // its own sidecar, fault injector and clusters; with the other parallel tests, after the sequential ones
-	faults := &faultInjector{}
-	sc := startSidecar(t, harness.SidecarOptions{Name: "rotate-atomic", KubeTransport: faults.wrap})
+	t.Parallel() // with the other parallel tests, after the sequential ones
 	secret := func(stackID, suffix string) string { return "/secrets/" + stackID + suffix }
 	tests := []struct {
 		name      string
@@ -59,8 +58,14 @@ func TestCARotationAtomic(t *testing.T) {
 		}, 45 * time.Second, false, true},
 		{"Helm write past the deadline", func(id string) *fault { return newFault("PATCH", "/kubeadmcontrolplanes/"+id, true) }, shortCall, true, true},
 	}
-	for _, tt := range tests {
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Each case its own sidecar, fault injector and cluster: a
+			// fault armed for one cannot fail another's requests, so the
+			// cases run side by side.
+			t.Parallel()
+			faults := &faultInjector{}
+			sc := startSidecar(t, harness.SidecarOptions{Name: fmt.Sprintf("rotate-atomic-%d", i), KubeTransport: faults.wrap})
 			c := newCluster(t, "rot-atomic", "v1.33.2", 1)
 			c.via = sc.Driver
 			stackID := c.create(t, sc.Driver)

@@ -19,6 +19,7 @@ import (
 // the chart and version that were asked for; a remote source serves the
 // chart for the create, and the sidecar's cache answers the resize.
 func TestChartSources(t *testing.T) {
+	t.Parallel() // its own chart sources, sidecars and clusters; with the other parallel tests, after the sequential ones
 	https, err := chartrepo.StartHTTP(chartrepo.HTTPOptions{Charts: harness.TestCharts(), TLS: true, Username: "magnum", Password: "s3cret-chart-pass"})
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestChartSources(t *testing.T) {
 		{"local", func(c *config.Chart) { c.Repository = testchart.Dir() }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			cacheDir := filepath.Join(t.TempDir(), "chart-cache")
 			peer := startSidecar(t, harness.SidecarOptions{Name: "charts-" + tc.name, Configure: func(cfg *config.Config) {
 				tc.chart(&cfg.Chart)

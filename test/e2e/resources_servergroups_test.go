@@ -22,6 +22,7 @@ import (
 // in Nova or the management cluster. Nova is the recorded-JSON double
 // (test/openstackfake): it cannot run here.
 func TestServerGroupsLifecycle(t *testing.T) {
+	t.Parallel() // its own cluster and server groups; after the sequential ones, so after TestServerGroupQuota restored the quota
 	c := newCluster(t, "servergroups", "v1.33.2", 1)
 	if c.spec.Cluster.Labels == nil {
 		c.spec.Cluster.Labels = map[string]string{}
